@@ -1,0 +1,71 @@
+"""Dispatch: which parser handles a document, and the versions that name stored blocks.
+
+A parser is a function ``parse(doc_id, text, meta) -> ParsedDocument``. Its version string
+names the folder its blocks are stored under (``blocks/parser=<name>-<version>/``): bump it
+whenever the parser's output changes, and every document it handles is parsed again.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .model import ParsedDocument
+
+ParseFn = Callable[[str, str, dict[str, Any]], ParsedDocument]
+
+
+class UnsupportedDocument(ValueError):
+    """No parser for this document's format / doc_type."""
+
+
+@dataclass(frozen=True)
+class ParserSpec:
+    name: str
+    version: str
+    fn: ParseFn
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}-{self.version}"
+
+
+_PARSERS: dict[str, ParserSpec] = {}
+
+
+def register(name: str, version: str, fn: ParseFn) -> None:
+    _PARSERS[name] = ParserSpec(name, version, fn)
+
+
+def _load_builtin() -> None:
+    if _PARSERS:
+        return
+    from . import markdown
+
+    register("markdown", markdown.VERSION, markdown.parse)
+    for module_name in ("html", "text", "transcript"):
+        try:
+            module = __import__(f"{__package__}.{module_name}", fromlist=["parse", "VERSION"])
+        except ModuleNotFoundError:
+            continue
+        register(module_name, module.VERSION, module.parse)
+
+
+def parsers() -> dict[str, ParserSpec]:
+    _load_builtin()
+    return dict(_PARSERS)
+
+
+def select_parser(doc_type: str | None, fmt: str | None) -> ParserSpec:
+    """Pick the parser for a document class: transcripts get the transcript parser whatever
+    their format; otherwise the document's format decides."""
+    table = parsers()
+    if doc_type == "earnings_call" and fmt in ("text", "markdown") and "transcript" in table:
+        return table["transcript"]
+    if fmt in table:
+        return table[fmt]
+    raise UnsupportedDocument(f"no parser for format {fmt!r} (doc_type {doc_type!r}); known: {sorted(table)}")
+
+
+def parsers_version() -> str:
+    """One string naming every parser version: changes when any parser changes."""
+    return ",".join(spec.key for _, spec in sorted(parsers().items()))

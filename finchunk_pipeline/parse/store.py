@@ -1,0 +1,101 @@
+"""Persisted parsed blocks: ``<blocks root>/parser=<name>-<version>/<doc sha>.parquet``.
+
+One file per (parser version, document content). Its rows are the blocks; its schema
+metadata carries the parser's text view, offset map and warnings, so one atomic file holds
+everything a chunker needs and nothing is half-written.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..storage import safe_name, write_parquet
+from .model import Block, ParsedDocument
+from .offsets import OffsetMap
+
+BLOCK_SCHEMA = pa.schema([
+    ("doc_id", pa.string()),
+    ("block_id", pa.string()),
+    ("seq", pa.int32()),
+    ("kind", pa.string()),
+    ("start", pa.int64()),
+    ("end", pa.int64()),
+    ("vstart", pa.int64()),
+    ("vend", pa.int64()),
+    ("text", pa.string()),
+    ("section_path", pa.list_(pa.string())),
+    ("parent_id", pa.string()),
+    ("attrs", pa.string()),  # JSON
+])
+
+
+class BlockStore:
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def path(self, parser_key: str, doc_sha: str) -> Path:
+        return self.root / f"parser={safe_name(parser_key)}" / f"{safe_name(doc_sha)}.parquet"
+
+    def exists(self, parser_key: str, doc_sha: str) -> bool:
+        return self.path(parser_key, doc_sha).exists()
+
+    def write(self, parser_key: str, doc: ParsedDocument) -> Path:
+        rows = {name: [] for name in BLOCK_SCHEMA.names}
+        for b in doc.blocks:
+            rows["doc_id"].append(b.doc_id)
+            rows["block_id"].append(b.block_id)
+            rows["seq"].append(b.seq)
+            rows["kind"].append(b.kind)
+            rows["start"].append(b.start)
+            rows["end"].append(b.end)
+            rows["vstart"].append(b.vstart)
+            rows["vend"].append(b.vend)
+            rows["text"].append(b.text)
+            rows["section_path"].append(list(b.section_path))
+            rows["parent_id"].append(b.parent_id)
+            rows["attrs"].append(json.dumps(b.attrs, sort_keys=True))
+        meta = {
+            b"doc_id": doc.doc_id.encode(),
+            b"doc_sha": doc.doc_sha.encode(),
+            b"parser": doc.parser.encode(),
+            b"parser_version": doc.parser_version.encode(),
+            b"view_text": doc.view_text.encode("utf-8"),
+            b"offsets": json.dumps(doc.offsets.to_dict()).encode(),
+            b"warnings": json.dumps(doc.warnings).encode(),
+        }
+        table = pa.Table.from_pydict(rows, schema=BLOCK_SCHEMA.with_metadata(meta))
+        return write_parquet(self.path(parser_key, doc.doc_sha), table)
+
+    def read(self, parser_key: str, doc_sha: str, doc_id: str | None = None) -> ParsedDocument:
+        """Read one stored document. ``doc_id`` re-labels the blocks when the same content is
+        stored under another id (content-addressed storage is shared between ids)."""
+        table = pq.read_table(self.path(parser_key, doc_sha))
+        meta = table.schema.metadata or {}
+        stored_id = meta[b"doc_id"].decode()
+        doc_id = doc_id or stored_id
+        blocks = []
+        for r in table.to_pylist():
+            block_id = r["block_id"]
+            parent = r["parent_id"]
+            if doc_id != stored_id:
+                block_id = doc_id + block_id[len(stored_id):]
+                parent = doc_id + parent[len(stored_id):] if parent else None
+            blocks.append(Block(
+                doc_id=doc_id, block_id=block_id, seq=r["seq"], kind=r["kind"],
+                start=r["start"], end=r["end"], vstart=r["vstart"], vend=r["vend"], text=r["text"],
+                section_path=tuple(r["section_path"] or ()), parent_id=parent,
+                attrs=json.loads(r["attrs"]) if r["attrs"] else {},
+            ))
+        return ParsedDocument(
+            doc_id=doc_id,
+            doc_sha=meta[b"doc_sha"].decode(),
+            parser=meta[b"parser"].decode(),
+            parser_version=meta[b"parser_version"].decode(),
+            view_text=meta[b"view_text"].decode("utf-8"),
+            offsets=OffsetMap.from_dict(json.loads(meta[b"offsets"])),
+            blocks=blocks,
+            warnings=json.loads(meta[b"warnings"]),
+        )

@@ -1,0 +1,81 @@
+"""Atomic, content-addressed file storage helpers.
+
+Every write goes to a temporary file in the destination folder and is renamed into place,
+so a crash never leaves a half-written artefact under its final name.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._=-]{0,200}$")
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stable_hash(obj: Any, n: int = 12) -> str:
+    """Hash of a JSON-serialisable object, independent of dict order."""
+    payload = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:n]
+
+
+def safe_name(name: str) -> str:
+    """Validate a path component built from an id (never trust raw document ids in paths)."""
+    if not _SAFE.match(name) or ".." in name:
+        raise ValueError(f"unsafe path component: {name!r}")
+    return name
+
+
+@contextmanager
+def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path next to ``dest``; rename it onto ``dest`` on success."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, dest)
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+
+
+def write_bytes(dest: str | os.PathLike, data: bytes) -> Path:
+    with atomic_path(dest) as tmp:
+        tmp.write_bytes(data)
+    return Path(dest)
+
+
+def write_text(dest: str | os.PathLike, text: str) -> Path:
+    return write_bytes(dest, text.encode("utf-8"))
+
+
+def write_json(dest: str | os.PathLike, obj: Any) -> Path:
+    return write_text(dest, json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def write_parquet(dest: str | os.PathLike, table: pa.Table) -> Path:
+    with atomic_path(dest) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+    return Path(dest)
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
