@@ -1,0 +1,25 @@
+"""Run one chunker configuration over parsed documents."""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ..parse.model import ParsedDocument
+from .config import ChunkerConfig
+from .context import build_chunks
+from .model import Chunk
+from .registry import STRATEGIES
+
+
+def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter=None) -> list[Chunk]:
+    strategy = STRATEGIES[config.strategy]
+    pieces = strategy.pieces(doc, config.params, meta)
+    return build_chunks(doc, meta, pieces, chunk_set=config.name, header=config.header,
+                        context_fields=config.context_fields, counter=counter)
+
+
+def chunk_documents(config: ChunkerConfig, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]],
+                    counter=None) -> list[Chunk]:
+    out: list[Chunk] = []
+    for doc, meta in docs:
+        out.extend(chunk_document(config, doc, meta, counter))
+    return out

@@ -1,0 +1,85 @@
+"""Chunker configurations: the chunk-set names users declare in data/chunkers.yaml.
+
+A configuration's hash covers its strategy, parameters, context settings and the strategy's
+code version, so changing any of them yields a new chunk-set version.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..storage import stable_hash
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class ChunkerConfig:
+    name: str                      # partition key, e.g. "structure-h"
+    strategy: str                  # a key of chunking.registry.STRATEGIES
+    params: dict[str, Any] = field(default_factory=dict)
+    header: bool = False           # prefix embedding_text with "Title > Section"
+    context_fields: tuple[str, ...] = ("title", "section")  # what the header shows
+    dense: bool = True             # build a dense (FAISS) index for this set
+    description: str = ""
+
+    def code_version(self) -> str:
+        from .registry import strategy_version
+
+        return strategy_version(self.strategy)
+
+    @property
+    def config_hash(self) -> str:
+        return stable_hash({
+            "strategy": self.strategy, "params": self.params, "header": self.header,
+            "context_fields": list(self.context_fields), "code": self.code_version(),
+        }, n=8)
+
+    @property
+    def version_name(self) -> str:
+        """Names the stored artefacts: changes whenever the output could change."""
+        return f"{self.name}-{self.config_hash}"
+
+
+def parse_chunker_configs(raw: Any, source: str = "chunkers.yaml") -> list[ChunkerConfig]:
+    from .registry import STRATEGIES
+
+    if not isinstance(raw, dict) or not isinstance(raw.get("chunk_sets"), list):
+        raise ValueError(f"{source}: expected a mapping with a 'chunk_sets' list")
+    configs, seen = [], set()
+    for i, entry in enumerate(raw["chunk_sets"]):
+        where = f"{source}: chunk_sets[{i}]"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: expected a mapping")
+        name = entry.get("name")
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise ValueError(f"{where}: name {name!r} must match {_NAME.pattern}")
+        if name in seen:
+            raise ValueError(f"{where}: duplicate name {name!r}")
+        seen.add(name)
+        strategy = entry.get("strategy")
+        if strategy not in STRATEGIES:
+            raise ValueError(f"{where} ({name}): unknown strategy {strategy!r}; known: {sorted(STRATEGIES)}")
+        params = dict(entry.get("params") or {})
+        STRATEGIES[strategy].validate(params, where=f"{where} ({name})")
+        configs.append(ChunkerConfig(
+            name=name, strategy=strategy, params=params, header=bool(entry.get("header", False)),
+            context_fields=tuple(entry.get("context_fields", ("title", "section"))),
+            dense=bool(entry.get("dense", True)), description=str(entry.get("description", "")),
+        ))
+    return configs
+
+
+def load_chunker_configs(path: str | Path) -> list[ChunkerConfig]:
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ValueError(f"{path}: chunker config file not found") from exc
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not valid YAML ({exc})") from exc
+    return parse_chunker_configs(raw, source=str(path))

@@ -1,0 +1,101 @@
+"""From a strategy's pieces to finished chunks: source, embedding and display texts.
+
+Strategies only decide *which* view ranges form a chunk (a Piece). This module turns a piece
+into a Chunk the same way for every strategy: exact source text, raw spans, the context
+header for the embedding text (which never overwrites the source), a readable display text,
+and the token count with the embedding model's tokenizer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..parse.model import ParsedDocument
+from .model import SPAN_JOINER, Chunk
+
+DISPLAY_MAX_CHARS = 1200
+TRUNCATION_MARK = " […]"
+
+
+@dataclass
+class Piece:
+    view_spans: list[tuple[int, int]]
+    kind: str
+    section_path: tuple[str, ...] = ()
+    parent_id: str | None = None
+    block_ids: list[str] = field(default_factory=list)
+
+
+def normalize_spans(view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Trim whitespace at span edges, drop empty spans, and merge spans whose gap is
+    whitespace only (keeps reading order; the source text stays exact)."""
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        while s < e and view[s].isspace():
+            s += 1
+        while e > s and view[e - 1].isspace():
+            e -= 1
+        if s >= e:
+            continue
+        if out and out[-1][1] <= s and not view[out[-1][1]:s].strip():
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+def context_header(meta: dict[str, Any], section_path: tuple[str, ...], fields: tuple[str, ...]) -> str:
+    """A compact context line, e.g. ``Northwind plc — Annual report 2024 > Key figures``."""
+    title = str(meta.get("title") or "").strip()
+    parts: list[str] = []
+    for f in fields:
+        if f == "title" and title:
+            parts.append(title)
+        elif f == "issuer" and meta.get("issuer") and str(meta["issuer"]) not in title:
+            parts.append(str(meta["issuer"]))
+        elif f == "period":
+            fy = meta.get("fiscal_year")
+            if fy is not None and str(fy) not in ("", "nan", "<NA>") and str(fy) not in title:
+                parts.append(f"FY{int(fy)}")
+        elif f == "doc_type" and meta.get("doc_type"):
+            parts.append(str(meta["doc_type"]))
+        elif f == "section":
+            parts.extend(p for p in section_path if p and p != title)
+    return " > ".join(parts)
+
+
+def display_text(source: str, max_chars: int = DISPLAY_MAX_CHARS) -> str:
+    if len(source) <= max_chars:
+        return source
+    cut = source.rfind(" ", 0, max_chars)
+    cut = cut if cut > max_chars // 2 else max_chars
+    return source[:cut].rstrip() + TRUNCATION_MARK
+
+
+def build_chunks(doc: ParsedDocument, meta: dict[str, Any], pieces: list[Piece], *, chunk_set: str,
+                 header: bool, context_fields: tuple[str, ...], counter=None) -> list[Chunk]:
+    view = doc.view_text
+    chunks: list[Chunk] = []
+    for piece in pieces:
+        vspans = normalize_spans(view, piece.view_spans)
+        if not vspans:
+            continue
+        source = SPAN_JOINER.join(view[s:e] for s, e in vspans)
+        raw_spans = [doc.to_raw(s, e) for s, e in vspans]
+        embedding = source
+        if header:
+            head = context_header(meta, piece.section_path, context_fields)
+            if head:
+                embedding = f"{head}\n\n{source}"
+        seq = len(chunks)
+        chunks.append(Chunk(
+            chunk_id=f"{doc.doc_id}#c{seq:05d}", chunk_set=chunk_set, doc_id=doc.doc_id, kind=piece.kind,
+            spans=raw_spans, view_spans=vspans, section_path=tuple(piece.section_path),
+            parent_id=piece.parent_id, source_text=source, embedding_text=embedding,
+            display_text=display_text(source), block_ids=list(piece.block_ids),
+        ))
+    if counter is not None and chunks:
+        for chunk, n in zip(chunks, counter.count_many([c.embedding_text for c in chunks])):
+            chunk.n_tokens = n
+            chunk.over_limit = n > counter.max_tokens
+    return chunks

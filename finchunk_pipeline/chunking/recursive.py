@@ -1,0 +1,69 @@
+"""Recursive character splitting (the LangChain RecursiveCharacterTextSplitter algorithm),
+on positions so every chunk keeps its exact span.
+
+Split on the first separator found in the text; merge neighbouring splits up to ``size``;
+split a piece still too large with the next separator; cut hard when none is left.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..parse.model import ParsedDocument
+from .context import Piece
+from .sections import section_at
+from .strategy import Strategy
+
+
+def split_positions(text: str, start: int, end: int, size: int, seps: list[str]) -> list[tuple[int, int]]:
+    if end - start <= size:
+        return [(start, end)]
+    for k, sep in enumerate(seps):
+        if sep and text.find(sep, start, end) != -1:
+            rest = seps[k + 1:]
+            break
+    else:
+        return [(s, min(s + size, end)) for s in range(start, end, size)]
+    # pieces keep their separator at the end, so pieces tile [start, end)
+    parts, pos = [], start
+    while pos < end:
+        hit = text.find(sep, pos, end)
+        if hit == -1:
+            parts.append((pos, end))
+            break
+        parts.append((pos, hit + len(sep)))
+        pos = hit + len(sep)
+    out: list[tuple[int, int]] = []
+    cur_s = cur_e = None
+    for s, e in parts:
+        if e - s > size:
+            if cur_s is not None:
+                out.append((cur_s, cur_e))
+                cur_s = None
+            out.extend(split_positions(text, s, e, size, rest))
+        elif cur_s is None:
+            cur_s, cur_e = s, e
+        elif e - cur_s <= size:
+            cur_e = e
+        else:
+            out.append((cur_s, cur_e))
+            cur_s, cur_e = s, e
+    if cur_s is not None:
+        out.append((cur_s, cur_e))
+    return out
+
+
+class Recursive(Strategy):
+    name = "recursive"
+    defaults = {"size": 500, "separators": ["\n\n", "\n", ". ", " "]}
+
+    def check(self, p, where):
+        if p["size"] <= 0:
+            raise ValueError(f"{where}: size must be > 0")
+        if not all(isinstance(s, str) and s for s in p["separators"]):
+            raise ValueError(f"{where}: separators must be non-empty strings")
+
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        p = self.resolve(params)
+        text = doc.view_text
+        spans = split_positions(text, 0, len(text), p["size"], list(p["separators"]))
+        return [Piece([(s, e)], "text", section_at(doc, s)) for s, e in spans if text[s:e].strip()]

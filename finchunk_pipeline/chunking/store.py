@@ -1,0 +1,82 @@
+"""Chunk sets as Parquet: ``<root>/<config version name>/chunks.parquet`` plus a manifest."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..storage import read_json, safe_name, write_json, write_parquet
+from .model import Chunk
+
+SPAN = pa.struct([("start", pa.int64()), ("end", pa.int64())])
+CHUNK_SCHEMA = pa.schema([
+    ("chunk_id", pa.string()),
+    ("chunk_set", pa.string()),
+    ("doc_id", pa.string()),
+    ("kind", pa.string()),
+    ("spans", pa.list_(SPAN)),
+    ("view_spans", pa.list_(SPAN)),
+    ("section_path", pa.list_(pa.string())),
+    ("parent_id", pa.string()),
+    ("source_text", pa.string()),
+    ("embedding_text", pa.string()),
+    ("display_text", pa.string()),
+    ("n_tokens", pa.int32()),
+    ("over_limit", pa.bool_()),
+    ("block_ids", pa.list_(pa.string())),
+])
+
+
+def chunks_to_table(chunks: list[Chunk]) -> pa.Table:
+    cols = {name: [] for name in CHUNK_SCHEMA.names}
+    for c in chunks:
+        cols["chunk_id"].append(c.chunk_id)
+        cols["chunk_set"].append(c.chunk_set)
+        cols["doc_id"].append(c.doc_id)
+        cols["kind"].append(c.kind)
+        cols["spans"].append([{"start": s, "end": e} for s, e in c.spans])
+        cols["view_spans"].append([{"start": s, "end": e} for s, e in c.view_spans])
+        cols["section_path"].append(list(c.section_path))
+        cols["parent_id"].append(c.parent_id)
+        cols["source_text"].append(c.source_text)
+        cols["embedding_text"].append(c.embedding_text)
+        cols["display_text"].append(c.display_text)
+        cols["n_tokens"].append(c.n_tokens)
+        cols["over_limit"].append(c.over_limit)
+        cols["block_ids"].append(c.block_ids)
+    return pa.Table.from_pydict(cols, schema=CHUNK_SCHEMA)
+
+
+def spans_of(value) -> list[tuple[int, int]]:
+    """Spans column cell (list of {start, end}) -> list of tuples."""
+    return [(int(s["start"]), int(s["end"])) for s in value]
+
+
+class ChunkStore:
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def dir(self, version_name: str) -> Path:
+        return self.root / safe_name(version_name)
+
+    def path(self, version_name: str) -> Path:
+        return self.dir(version_name) / "chunks.parquet"
+
+    def manifest_path(self, version_name: str) -> Path:
+        return self.dir(version_name) / "manifest.json"
+
+    def manifest(self, version_name: str) -> dict | None:
+        p = self.manifest_path(version_name)
+        return read_json(p) if p.exists() and self.path(version_name).exists() else None
+
+    def write(self, version_name: str, chunks: list[Chunk], manifest: dict) -> Path:
+        self.manifest_path(version_name).unlink(missing_ok=True)  # incomplete until rewritten
+        path = write_parquet(self.path(version_name), chunks_to_table(chunks))
+        write_json(self.manifest_path(version_name), manifest)  # written last: marks completion
+        return path
+
+    def read(self, version_name: str, columns: list[str] | None = None) -> pd.DataFrame:
+        return pq.read_table(self.path(version_name), columns=columns).to_pandas()

@@ -1,0 +1,38 @@
+"""The strategy interface every chunker implements.
+
+A strategy reads a ParsedDocument (blocks + text view) and returns Pieces: which view ranges
+form each chunk. It never calls a parser and never builds texts; context.build_chunks does
+that uniformly. ``defaults`` lists every accepted parameter with its default value and type.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..parse.model import ParsedDocument
+from .context import Piece
+
+
+class Strategy:
+    name: ClassVar[str]
+    version: ClassVar[str] = "1"
+    defaults: ClassVar[dict[str, Any]] = {}
+
+    def validate(self, params: dict[str, Any], where: str = "") -> None:
+        for key, value in params.items():
+            if key not in self.defaults:
+                raise ValueError(f"{where}: unknown parameter {key!r} for strategy {self.name!r}; "
+                                 f"accepted: {sorted(self.defaults)}")
+            expected = type(self.defaults[key])
+            ok = isinstance(value, expected) or (expected is float and isinstance(value, int))
+            if not ok or isinstance(value, bool) != isinstance(self.defaults[key], bool):
+                raise ValueError(f"{where}: parameter {key!r} must be {expected.__name__}, got {value!r}")
+        self.check(self.resolve(params), where)
+
+    def check(self, p: dict[str, Any], where: str) -> None:
+        """Cross-parameter checks; override."""
+
+    def resolve(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {**self.defaults, **params}
+
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        raise NotImplementedError

@@ -1,0 +1,126 @@
+"""Structure-aware chunking: the document's own units decide the cuts.
+
+- A heading opens a section; its text travels with the first chunk of that section.
+- A table is one chunk (its rows never leave their header), and the footnotes its rows
+  cite are attached as further spans.
+- Paragraphs, lists and stray notes of one section are merged up to ``max_chars``; a block
+  citing a footnote carries that footnote as a second span.
+- Nothing crosses a section boundary.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..parse.model import Block, BlockKind, ParsedDocument
+from .context import Piece
+from .strategy import Strategy
+
+
+def notes_by_mark(doc: ParsedDocument) -> dict[str, list[Block]]:
+    out: dict[str, list[Block]] = {}
+    for b in doc.blocks:
+        if b.kind == BlockKind.NOTE and b.attrs.get("mark"):
+            out.setdefault(str(b.attrs["mark"]), []).append(b)
+    return out
+
+
+def cited_notes(block: Block, notes: dict[str, list[Block]]) -> list[Block]:
+    """The notes a block cites: for each mark, the first note defining it after the block
+    (footnotes print below what cites them), else the nearest one before."""
+    found: list[Block] = []
+    for mark in block.attrs.get("cites", []):
+        candidates = notes.get(str(mark), [])
+        after = [n for n in candidates if n.seq > block.seq]
+        pick = after[0] if after else (candidates[-1] if candidates else None)
+        if pick is not None and pick not in found:
+            found.append(pick)
+    return found
+
+
+class Structure(Strategy):
+    name = "structure"
+    defaults = {"max_chars": 800, "attach_notes": True}
+
+    def check(self, p, where):
+        if p["max_chars"] <= 0:
+            raise ValueError(f"{where}: max_chars must be > 0")
+
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        p = self.resolve(params)
+        max_chars, attach = p["max_chars"], p["attach_notes"]
+        notes = notes_by_mark(doc) if attach else {}
+        # notes printed right below a table that cites them belong to that table's chunk
+        consumed: set[str] = set()
+        out: list[Piece] = []
+        group: list[Block] = []
+        pending_heading: list[Block] = []
+
+        def extra_spans(blocks: list[Block], exclude: set[str]) -> list[Block]:
+            extra: list[Block] = []
+            for b in blocks:
+                for n in cited_notes(b, notes):
+                    if n.block_id not in exclude and n not in extra:
+                        extra.append(n)
+            return extra
+
+        def flush() -> None:
+            nonlocal group
+            if not group:
+                return
+            members = pending_heading + group
+            ids = {b.block_id for b in members}
+            extra = extra_spans(group, ids) if attach else []
+            spans = [(members[0].vstart, members[-1].vend)] + [(n.vstart, n.vend) for n in extra]
+            kinds = {b.kind for b in group}
+            kind = "text" if kinds <= {BlockKind.PARAGRAPH} else (group[0].kind if len(kinds) == 1 else "mixed")
+            out.append(Piece(spans, kind, group[0].section_path, None,
+                             [b.block_id for b in members] + [n.block_id for n in extra]))
+            group = []
+            pending_heading.clear()
+
+        blocks = doc.blocks
+        for idx, b in enumerate(blocks):
+            if b.kind == BlockKind.HEADING:
+                flush()
+                if pending_heading:  # a heading directly followed by another heading
+                    out.append(Piece([(h.vstart, h.vend) for h in pending_heading], "heading",
+                                     pending_heading[0].section_path, None,
+                                     [h.block_id for h in pending_heading]))
+                    pending_heading.clear()
+                pending_heading.append(b)
+                continue
+            if b.kind == BlockKind.TABLE_ROW:
+                continue  # inside its table's chunk
+            if b.kind == BlockKind.NOTE and b.block_id in consumed:
+                continue
+            if b.kind == BlockKind.TABLE:
+                flush()
+                members = pending_heading + [b]
+                extra: list[Block] = []
+                if attach:
+                    # the table cites through its rows: collect row-level marks
+                    rows = [r for r in blocks if r.parent_id == b.block_id]
+                    extra = extra_spans([b] + rows, {m.block_id for m in members})
+                    # notes directly below the table are consumed by it
+                    for later in blocks[idx + 1:]:
+                        if later.kind == BlockKind.TABLE_ROW and later.parent_id == b.block_id:
+                            continue
+                        if later.kind == BlockKind.NOTE and later in extra:
+                            consumed.add(later.block_id)
+                            continue
+                        break
+                spans = [(m.vstart, m.vend) for m in members] + [(n.vstart, n.vend) for n in extra]
+                out.append(Piece(spans, "table", b.section_path, b.block_id,
+                                 [m.block_id for m in members] + [n.block_id for n in extra]))
+                pending_heading.clear()
+                continue
+            # paragraph, list, note, turn: merge within the section up to max_chars
+            if group and (group[0].section_path != b.section_path
+                          or (b.vend - (pending_heading + group)[0].vstart) > max_chars):
+                flush()
+            group.append(b)
+        flush()
+        if pending_heading:
+            out.append(Piece([(h.vstart, h.vend) for h in pending_heading], "heading",
+                             pending_heading[0].section_path, None, [h.block_id for h in pending_heading]))
+        return out

@@ -1,0 +1,1 @@
+"""Evaluation: gold passages vs retrieved chunks, scored by character spans."""

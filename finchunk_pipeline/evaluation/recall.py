@@ -1,0 +1,81 @@
+"""recall@k, full coverage and characters delivered, per question and averaged.
+
+recall@k of a question = fraction of its gold passages retrieved by the top-k chunks;
+full coverage = all of them; unanswerable questions (no gold) are left out of recall.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .coverage import is_retrieved, merge_spans
+
+GoldPassage = tuple[str, int, int]  # doc_id, start, end
+
+
+@dataclass
+class RankedChunk:
+    doc_id: str
+    spans: Sequence[tuple[int, int]]
+    n_chars: int  # characters of indexed text this chunk delivers
+
+
+@dataclass
+class QuestionScore:
+    question_id: str
+    question_type: str
+    n_gold: int
+    retrieved: list[int] = field(default_factory=list)  # gold passages retrieved at k = 1..K
+    chars: list[int] = field(default_factory=list)      # characters delivered at k = 1..K
+
+    def recall(self, k: int) -> float:
+        return self.retrieved[k - 1] / self.n_gold
+
+    def full(self, k: int) -> bool:
+        return self.retrieved[k - 1] == self.n_gold
+
+
+def score_question(question_id: str, question_type: str, gold: Sequence[GoldPassage],
+                   ranked: Sequence[RankedChunk], max_k: int) -> QuestionScore:
+    score = QuestionScore(question_id, question_type, len(gold))
+    by_doc: dict[str, list[tuple[int, int]]] = {}
+    chars = 0
+    for k in range(1, max_k + 1):
+        if k <= len(ranked):
+            chunk = ranked[k - 1]
+            by_doc.setdefault(chunk.doc_id, []).extend(chunk.spans)
+            chars += chunk.n_chars
+        merged = {d: merge_spans(s) for d, s in by_doc.items()}
+        score.retrieved.append(sum(1 for d, s, e in gold if is_retrieved(s, e, merged.get(d, []))))
+        score.chars.append(chars)
+    return score
+
+
+def answerable(scores: Sequence[QuestionScore]) -> list[QuestionScore]:
+    return [s for s in scores if s.n_gold > 0]
+
+
+def curve(scores: Sequence[QuestionScore], max_k: int) -> list[dict]:
+    """Mean recall, full coverage and characters delivered for k = 1..max_k."""
+    scored = answerable(scores)
+    out = []
+    for k in range(1, max_k + 1):
+        n = len(scored)
+        out.append({
+            "k": k,
+            "recall": sum(s.recall(k) for s in scored) / n if n else None,
+            "full_coverage": sum(s.full(k) for s in scored) / n if n else None,
+            "chars": sum(s.chars[k - 1] for s in scored) / n if n else None,
+        })
+    return out
+
+
+def by_type(scores: Sequence[QuestionScore], k: int) -> dict[str, dict]:
+    groups: dict[str, list[QuestionScore]] = {}
+    for s in answerable(scores):
+        groups.setdefault(s.question_type, []).append(s)
+    return {
+        t: {"k": k, "recall": sum(s.recall(k) for s in g) / len(g),
+            "full_coverage": sum(s.full(k) for s in g) / len(g), "questions": len(g)}
+        for t, g in sorted(groups.items())
+    }

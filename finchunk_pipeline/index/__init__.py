@@ -1,0 +1,1 @@
+"""Indexes over chunk sets: BM25 (lexical), dense (FAISS) and hybrid."""

@@ -1,0 +1,40 @@
+"""Lexical normalisation for BM25: lowercase, accents stripped, stop words removed.
+
+Numbers keep their digits as one token with thousands separators removed
+("1,234.5" -> "1234.5"), so figures match however they are written.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just me more most my myself no nor not now of off on once only or other our ours ourselves out
+over own same she should so some such than that the their theirs them themselves then there
+these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves
+""".split())
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
+# footnote marks are not part of the word they follow ("Revenue¹" is "revenue")
+_MARKS = str.maketrans({c: " " for c in "⁰¹²³⁴⁵⁶⁷⁸⁹"} | {"’": "'"})
+
+
+def strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def tokenize(text: str) -> list[str]:
+    out = []
+    for tok in _TOKEN.findall(strip_accents(text.translate(_MARKS)).lower()):
+        if tok[0].isdigit():
+            tok = tok.replace(",", "")
+        else:
+            tok = tok.replace("'", "")
+        if tok and tok not in STOP_WORDS:
+            out.append(tok)
+    return out

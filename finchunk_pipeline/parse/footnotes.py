@@ -1,0 +1,38 @@
+"""Footnote marks: how a block cites a note, and how a note names its mark.
+
+Supported marks: Unicode superscript digits (``Revenue¹``), Markdown footnote references
+(``[^1]``) and HTML-style ``<sup>1</sup>`` left in Markdown text.
+"""
+from __future__ import annotations
+
+import re
+
+SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_SUP_TO_DIGIT = {ord(c): str(i) for i, c in enumerate(SUPERSCRIPTS)}
+
+_CITE = re.compile(rf"([{SUPERSCRIPTS}]+)|\[\^([A-Za-z0-9]+)\](?!:)|<sup>\s*\(?([A-Za-z0-9*]+)\)?\s*</sup>")
+_NOTE_START = re.compile(
+    rf"^\s*(?:([{SUPERSCRIPTS}]+)|\[\^([A-Za-z0-9]+)\]:|<sup>\s*\(?([A-Za-z0-9*]+)\)?\s*</sup>)\s*\S"
+)
+
+
+def sup_to_digits(mark: str) -> str:
+    return mark.translate(_SUP_TO_DIGIT)
+
+
+def cited_marks(text: str) -> list[str]:
+    """Marks cited anywhere in ``text``, in order of first appearance."""
+    out: list[str] = []
+    for m in _CITE.finditer(text):
+        mark = sup_to_digits(m.group(1)) if m.group(1) else (m.group(2) or m.group(3))
+        if mark not in out:
+            out.append(mark)
+    return out
+
+
+def note_mark(text: str) -> str | None:
+    """The mark a footnote line defines (``¹ Revenue excludes ...`` -> ``"1"``), or None."""
+    m = _NOTE_START.match(text)
+    if not m:
+        return None
+    return sup_to_digits(m.group(1)) if m.group(1) else (m.group(2) or m.group(3))
