@@ -1,0 +1,167 @@
+"""The synthetic corpus generator and the shipped default corpus (data/corpus/default)."""
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from finchunk_pipeline.corpus import load_corpus
+from finchunk_pipeline.corpus.synth import DEFAULT_SEED, generate
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT = ROOT / "data" / "corpus" / "default"
+FILES = ("documents.parquet", "passages.parquet", "questions.parquet", "xbrl_facts.parquet")
+NOT_VERBATIM = {"calculation", "point_in_time", "unanswerable"}
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus(DEFAULT)
+
+
+@pytest.fixture(scope="module")
+def texts(corpus):
+    return dict(zip(corpus.documents["doc_id"], corpus.documents["text"]))
+
+
+@pytest.fixture(scope="module")
+def passage_text(corpus, texts):
+    p = corpus.passages
+    return {pid: texts[d][s:e] for pid, d, s, e in zip(p["passage_id"], p["doc_id"], p["start"], p["end"])}
+
+
+@pytest.fixture(scope="module")
+def regenerated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("synth")
+    generate(out, seed=DEFAULT_SEED)
+    return out
+
+
+def test_default_corpus_loads(corpus):
+    assert corpus.labelled
+    assert not corpus.document_problems
+    assert sum(f.stat().st_size for f in DEFAULT.iterdir()) < 3_000_000
+
+
+def test_spans_exact_and_trimmed(passage_text):
+    for pid, t in passage_text.items():
+        assert t, pid
+        assert t == t.strip(), pid
+
+
+def test_no_overlaps_and_full_coverage(corpus, texts):
+    fmt = dict(zip(corpus.documents["doc_id"], corpus.documents["format"]))
+    for doc_id, group in corpus.passages.groupby("doc_id"):
+        spans = sorted(zip(group["start"], group["end"]))
+        for (s1, e1), (s2, e2) in zip(spans, spans[1:]):
+            assert e1 <= s2, (doc_id, s1, s2)
+        if fmt[doc_id] in ("markdown", "text"):
+            covered = [False] * len(texts[doc_id])
+            for s, e in spans:
+                covered[s:e] = [True] * (e - s)
+            gaps = [i for i, ch in enumerate(texts[doc_id]) if not ch.isspace() and not covered[i]]
+            assert not gaps, (doc_id, texts[doc_id][gaps[0]:gaps[0] + 40])
+            # the text between passages is only blank-line / newline separators
+            for (s1, e1), (s2, e2) in zip(spans, spans[1:]):
+                assert texts[doc_id][e1:s2] in ("\n", "\n\n"), (doc_id, e1)
+    assert set(corpus.passages["doc_id"]) == set(corpus.documents["doc_id"])
+
+
+def test_gold_answers_verbatim(corpus, passage_text):
+    for q in corpus.questions.itertuples(index=False):
+        gold = list(q.gold_passages)
+        if q.question_type == "unanswerable":
+            assert not gold and pd.isna(q.answer)
+            continue
+        assert gold and q.answer, q.question_id
+        doc_ids = set(q.doc_ids)
+        assert all(p.split("#")[0] in doc_ids for p in gold), q.question_id
+        if q.question_type not in NOT_VERBATIM:
+            assert q.answer in " ".join(passage_text[p] for p in gold), (q.question_id, q.answer)
+
+
+def test_calculation_answers_are_numbers(corpus):
+    calc = corpus.questions[corpus.questions["question_type"] == "calculation"]
+    assert all(re.fullmatch(r"-?[\d,]+(\.\d+)?%?", a) for a in calc["answer"])
+
+
+def test_question_type_minimums(corpus):
+    counts = corpus.questions["question_type"].value_counts().to_dict()
+    minimum = {t: 8 for t in ("text", "table", "footnote", "text_and_note", "table_and_note", "calculation",
+                               "unanswerable")}
+    assert len(corpus.questions) >= 80
+    for t, n in minimum.items():
+        assert counts.get(t, 0) >= n, (t, counts.get(t, 0))
+    pit = corpus.questions[corpus.questions["question_type"] == "point_in_time"]
+    assert pit["as_of"].notna().all()
+    assert corpus.questions[corpus.questions["question_type"] != "point_in_time"]["as_of"].isna().all()
+
+
+def test_questions_name_issuer_and_year(corpus):
+    issuers = dict(zip(corpus.documents["doc_id"], corpus.documents["issuer"]))
+    for q in corpus.questions.itertuples(index=False):
+        names = {issuers[d] for d in q.doc_ids}
+        assert any(n in q.question for n in names) or q.question_type == "comparison", q.question
+        assert re.search(r"\b20\d\d\b", q.question) or q.question_type in ("comparison",), q.question
+
+
+def test_default_regenerates_identically(regenerated):
+    for name in FILES:
+        new, old = pq.read_table(regenerated / name), pq.read_table(DEFAULT / name)
+        assert new.equals(old), name
+    a = pq.read_table(regenerated / "documents.parquet").column("text").to_pylist()
+    b = pq.read_table(DEFAULT / "documents.parquet").column("text").to_pylist()
+    assert [t.encode() for t in a] == [t.encode() for t in b]
+
+
+def test_seed_changes_numbers_not_structure(tmp_path):
+    generate(tmp_path, seed=DEFAULT_SEED + 1)
+    other = load_corpus(tmp_path)
+    base = load_corpus(DEFAULT)
+    assert list(other.documents["doc_id"]) == list(base.documents["doc_id"])
+    assert list(other.documents["text"]) != list(base.documents["text"])
+
+
+
+
+def test_markdown_conventions(corpus, texts, passage_text):
+    p = corpus.passages
+    ar = corpus.documents[corpus.documents["doc_type"] == "annual_report"]
+    assert ar["issuer"].nunique() >= 4 and ar["fiscal_year"].nunique() >= 2
+    for doc_id in ar["doc_id"]:
+        rows = p[(p["doc_id"] == doc_id)]
+        kinds = collections.Counter(rows["kind"])
+        assert kinds["table_row"] >= 5 and kinds["note"] >= 3 and kinds["list"] >= 1
+        notes = [passage_text[x] for x in rows[rows["kind"] == "note"]["passage_id"]]
+        assert all(n[0] in "¹²³⁴⁵⁶⁷⁸⁹" for n in notes)
+    for pid, kind, section in zip(p["passage_id"], p["kind"], p["section"]):
+        if kind == "table_row" and passage_text[pid].startswith("|"):
+            assert passage_text[pid].endswith("|")
+
+
+
+def test_scaled_generation_streams(tmp_path):
+    counts = generate(tmp_path, seed=3, issuers=12)
+    c = load_corpus(tmp_path)
+    assert len(c.documents) == counts["docs"] > 20
+    assert c.documents["doc_id"].is_unique
+
+
+def test_cli(tmp_path, capsys):
+    from finchunk_pipeline.cli import corpus as cli
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["corpus", "synth", "--out", str(tmp_path / "c"), "--seed", "5", "--issuers", "2"])
+    assert args.func(args) == 0
+    args = parser.parse_args(["corpus", "validate", str(tmp_path / "c")])
+    assert args.func(args) == 0
+    assert "documents" in capsys.readouterr().out
+    (tmp_path / "bad").mkdir()
+    args = parser.parse_args(["corpus", "validate", str(tmp_path / "bad")])
+    assert args.func(args) == 1
+    assert "required file missing" in capsys.readouterr().out
