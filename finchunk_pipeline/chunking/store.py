@@ -72,9 +72,10 @@ class ChunkStore:
         p = self.manifest_path(version_name)
         return read_json(p) if p.exists() and self.path(version_name).exists() else None
 
-    def write(self, version_name: str, chunks: list[Chunk], manifest: dict) -> Path:
+    def write(self, version_name: str, table: pa.Table, manifest: dict) -> Path:
+        """``table``: chunks_to_table(chunks)."""
         self.manifest_path(version_name).unlink(missing_ok=True)  # incomplete until rewritten
-        path = write_parquet(self.path(version_name), chunks_to_table(chunks))
+        path = write_parquet(self.path(version_name), table)
         write_json(self.manifest_path(version_name), manifest)  # written last: marks completion
         return path
 

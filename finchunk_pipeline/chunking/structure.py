@@ -1,6 +1,7 @@
 """Structure-aware chunking: the document's own units decide the cuts.
 
-- A heading opens a section; its text travels with the first chunk of that section.
+- A heading opens a section; its text (and any headings directly above it) travels with
+  the first chunk of that section.
 - A table is one chunk (its rows never leave their header), and the footnotes its rows
   cite are attached as further spans.
 - Paragraphs, lists and stray notes of one section are merged up to ``max_chars``; a block
@@ -39,6 +40,7 @@ def cited_notes(block: Block, notes: dict[str, list[Block]]) -> list[Block]:
 
 class Structure(Strategy):
     name = "structure"
+    version = "2"  # 2: consecutive headings travel with the content below them
     defaults = {"max_chars": 800, "attach_notes": True}
 
     def check(self, p, where):
@@ -82,11 +84,8 @@ class Structure(Strategy):
         for idx, b in enumerate(blocks):
             if b.kind == BlockKind.HEADING:
                 flush()
-                if pending_heading:  # a heading directly followed by another heading
-                    out.append(Piece([(h.vstart, h.vend) for h in pending_heading], "heading",
-                                     pending_heading[0].section_path, None,
-                                     [h.block_id for h in pending_heading]))
-                    pending_heading.clear()
+                # consecutive headings (a title, then a section) all travel with the first
+                # content below them: a heading alone is no answer to anything
                 pending_heading.append(b)
                 continue
             if b.kind == BlockKind.TABLE_ROW:

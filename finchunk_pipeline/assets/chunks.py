@@ -1,0 +1,55 @@
+"""Group "chunking": one chunk set per chunker configuration (a dynamic partition each)."""
+
+import pyarrow.parquet as pq
+from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
+
+from ..chunking.registry import STRATEGIES
+from ..chunking.run import build_chunk_set
+from ..storage import stable_hash
+from .documents import parsed_blocks
+from .partitions import chunk_set_partitions
+from .resources import PipelineResource
+
+
+@asset(
+    group_name="chunking",
+    deps=[parsed_blocks],
+    partitions_def=chunk_set_partitions,
+    code_version=stable_hash({n: s.version for n, s in STRATEGIES.items()}, n=8),
+    description="Chunks of one chunker configuration (partition = its name in the chunker config "
+                "file), built from persisted parsed blocks only. Stored under the configuration's "
+                "version name (name + config hash); an identical existing set is reused for free.",
+    kinds={"parquet"},
+)
+def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+    config = pipeline.chunker_config(context.partition_key)
+    ws = pipeline.workspace()
+    parsed = pq.read_table(ws.manifest_path).to_pandas()
+
+    def progress(i: int, n: int) -> None:
+        if i == n or i % 500 == 0:
+            context.log.info(f"{config.name}: chunked {i}/{n} documents")
+
+    result = build_chunk_set(config, parsed, ws.blocks, ws.chunks, pipeline.model(), progress)
+    m = result.manifest
+    context.log.info(f"{config.version_name}: {'built' if result.built else 'unchanged, reused'}")
+    preview = ws.chunks.read(config.version_name, columns=["chunk_id", "kind", "n_tokens", "display_text"]).head(8)
+    preview["display_text"] = preview["display_text"].str.slice(0, 120).str.replace("\n", " ").str.replace("|", "\\|")
+    return MaterializeResult(
+        metadata={
+            "version": config.version_name,
+            "strategy": config.strategy,
+            "params": MetadataValue.json(config.params),
+            "header": config.header,
+            "built": result.built,
+            "chunks": m["chunks"],
+            "mean_chars": round(m["mean_chars"], 1),
+            "mean_tokens": round(m["mean_tokens"], 1),
+            "max_tokens": m["max_tokens"],
+            "over_limit_fraction": round(m["over_limit_fraction"], 4),
+            "duplication": round(m["duplication"], 3),
+            "path": MetadataValue.path(str(ws.chunks.path(config.version_name))),
+            "preview": MetadataValue.md(preview.to_markdown(index=False)),
+        },
+        data_version=DataVersion(m["inputs"]),
+    )

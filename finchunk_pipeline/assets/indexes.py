@@ -1,0 +1,48 @@
+"""Group "indexing": per chunk set, a BM25 index (and dense / hybrid where configured)."""
+
+import time
+
+from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
+
+from ..index.retrievers import build_bm25
+from ..storage import read_json, write_json
+from .chunks import chunk_sets
+from .partitions import chunk_set_partitions
+from .resources import PipelineResource
+
+BM25_VERSION = "1"
+
+
+@asset(
+    group_name="indexing",
+    deps=[chunk_sets],
+    partitions_def=chunk_set_partitions,
+    code_version=BM25_VERSION,
+    description="BM25Okapi (rank-bm25 scores, sparse matrices) over each chunk's embedding_text, "
+                "tokens lowercased, accents stripped, stop words removed.",
+)
+def bm25_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+    config = pipeline.chunker_config(context.partition_key)
+    ws = pipeline.workspace()
+    chunks_manifest = ws.chunks.manifest(config.version_name)
+    if chunks_manifest is None:
+        raise RuntimeError(f"chunk set {config.version_name} is missing: materialize chunk_sets first")
+    folder = ws.index_dir(config.version_name)
+    marker = folder / "bm25.json"
+    key = f"{chunks_manifest['inputs']}:{BM25_VERSION}"
+    built = False
+    t0 = time.perf_counter()
+    if not (marker.exists() and read_json(marker).get("inputs") == key):
+        chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "embedding_text"])
+        retriever = build_bm25(chunks, folder)
+        write_json(marker, {"inputs": key, "chunks": len(chunks), "vocabulary": len(retriever.index.vocab)})
+        built = True
+    info = read_json(marker)
+    return MaterializeResult(
+        metadata={
+            "version": config.version_name, "built": built, "chunks": info["chunks"],
+            "vocabulary": info["vocabulary"], "seconds": round(time.perf_counter() - t0, 3),
+            "path": MetadataValue.path(str(folder / "bm25")),
+        },
+        data_version=DataVersion(key),
+    )

@@ -1,0 +1,25 @@
+"""Asset jobs: documents (unpartitioned), one chunk set end to end (partitioned), the report."""
+from dagster import AssetSelection, define_asset_job
+
+from .chunks import chunk_sets
+from .documents import parsed_blocks, raw_documents
+from .evaluation import evaluation_report, retrieval_evaluation
+from .indexes import bm25_index
+from .partitions import chunk_set_partitions
+
+documents_job = define_asset_job(
+    "documents_job", selection=AssetSelection.assets(raw_documents, parsed_blocks),
+    description="Ingest the corpus into the raw store and parse what is new.",
+)
+chunk_set_job = define_asset_job(
+    "chunk_set_job",
+    selection=AssetSelection.assets(chunk_sets, bm25_index, retrieval_evaluation)
+    | AssetSelection.groups("dense_indexing"),
+    partitions_def=chunk_set_partitions,
+    description="One chunk set end to end: chunks -> indexes -> evaluation. Backfill it for new "
+                "chunker configurations; parsed blocks are read, never rebuilt.",
+)
+report_job = define_asset_job(
+    "report_job", selection=AssetSelection.assets(evaluation_report),
+    description="Assemble the side-by-side evaluation report.",
+)

@@ -1,0 +1,4 @@
+"""One partition per chunker configuration declared in the chunker config file."""
+from dagster import DynamicPartitionsDefinition
+
+chunk_set_partitions = DynamicPartitionsDefinition(name="chunk_sets")

@@ -1,0 +1,56 @@
+"""Resources: where the corpus, the data root and the run output are, injected into assets.
+
+Every path is configuration (UI launchpad, run config or environment variables), so the
+same code serves the embedded default, a user's corpus, or a deployment whose data root
+is a mounted volume.
+"""
+
+from pathlib import Path
+
+from dagster import ConfigurableResource
+
+from ..chunking.config import ChunkerConfig, load_chunker_configs
+from ..corpus.loader import Corpus, load_corpus
+from ..settings import Settings
+from ..workspace import Workspace
+
+
+class PipelineResource(ConfigurableResource):
+    """Paths of one pipeline instance. Empty strings mean "the default from Settings"."""
+
+    corpus_dir: str = ""
+    data_root: str = ""
+    out_dir: str = ""
+    chunkers_file: str = ""
+    model_path: str = ""
+    retrievers: str = "bm25"  # comma-separated retrievers the evaluation runs
+
+    def settings(self) -> Settings:
+        base = Settings()
+        return Settings(
+            corpus_dir=Path(self.corpus_dir).resolve() if self.corpus_dir else base.corpus_dir,
+            data_root=Path(self.data_root).resolve() if self.data_root else base.data_root,
+            out_dir=Path(self.out_dir).resolve() if self.out_dir else base.out_dir,
+            chunkers_file=Path(self.chunkers_file).resolve() if self.chunkers_file else base.chunkers_file,
+        )
+
+    def workspace(self) -> Workspace:
+        return Workspace(self.settings())
+
+    def corpus(self) -> Corpus:
+        return load_corpus(self.settings().corpus_dir)
+
+    def chunker_configs(self) -> list[ChunkerConfig]:
+        return load_chunker_configs(self.settings().chunkers_file)
+
+    def chunker_config(self, name: str) -> ChunkerConfig:
+        for config in self.chunker_configs():
+            if config.name == name:
+                return config
+        raise ValueError(f"chunk set {name!r} is not declared in {self.settings().chunkers_file}")
+
+    def retriever_names(self) -> list[str]:
+        return [r.strip() for r in self.retrievers.split(",") if r.strip()]
+
+    def model(self) -> str | None:
+        return self.model_path or None

@@ -1,0 +1,113 @@
+"""``finchunk run``: materialize the whole asset graph in-process, and ``finchunk ui``.
+
+Runs are recorded in a persistent Dagster instance (DAGSTER_HOME, default
+``<project>/dagster_home``), so ``finchunk ui`` (or ``dagster dev`` with the same
+DAGSTER_HOME) shows them afterwards.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from ..settings import PROJECT_ROOT
+
+
+def dagster_home() -> Path:
+    home = Path(os.environ.get("DAGSTER_HOME") or PROJECT_ROOT / "dagster_home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "dagster.yaml").exists() and (PROJECT_ROOT / "dagster.yaml").exists():
+        shutil.copy(PROJECT_ROOT / "dagster.yaml", home / "dagster.yaml")
+    os.environ["DAGSTER_HOME"] = str(home)
+    return home
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="run the whole pipeline (parse, chunk, index, evaluate) on a corpus")
+    p.add_argument("--corpus", help="corpus folder (default: the embedded data/corpus/default)")
+    p.add_argument("--out", help="run output folder for evaluation.json/md, parse_report.json (default: out/)")
+    p.add_argument("--data", help="data root for the raw store, blocks, chunks, indexes (default: data/store)")
+    p.add_argument("--chunkers", help="chunker config file (default: data/chunkers.yaml)")
+    p.add_argument("--chunk-sets", help="comma-separated chunk-set names to run (default: all declared)")
+    p.add_argument("--retrievers", default=None, help="comma-separated retrievers to evaluate (default: all available)")
+    p.add_argument("-v", "--verbose", action="store_true", help="Dagster's own logs and full tracebacks")
+    p.set_defaults(func=run)
+
+    u = sub.add_parser("ui", help="start the Dagster UI (dagster dev) on 127.0.0.1 with the project's DAGSTER_HOME")
+    u.add_argument("--port", type=int, default=3000)
+    u.set_defaults(func=ui)
+
+
+def run(args) -> int:
+    dagster_home()
+    from dagster import DagsterInstance, materialize
+
+    from ..assets.resources import PipelineResource
+    from ..definitions import PIPELINE_ASSETS, available_retrievers
+    from ..assets.chunks import chunk_sets
+    from ..assets.documents import parsed_blocks, raw_documents
+    from ..assets.evaluation import evaluation_report
+    from ..assets.partitions import chunk_set_partitions
+    from ..definitions import partitioned_assets
+
+    pipeline = PipelineResource(
+        corpus_dir=str(Path(args.corpus).resolve()) if args.corpus else "",
+        out_dir=str(Path(args.out).resolve()) if args.out else "",
+        data_root=str(Path(args.data).resolve()) if args.data else "",
+        chunkers_file=str(Path(args.chunkers).resolve()) if args.chunkers else "",
+        retrievers=args.retrievers or ",".join(available_retrievers()),
+    )
+    settings = pipeline.settings()
+    corpus = pipeline.corpus()  # validate before starting anything
+    configs = pipeline.chunker_configs()
+    if args.chunk_sets:
+        wanted = [n.strip() for n in args.chunk_sets.split(",") if n.strip()]
+        unknown = sorted(set(wanted) - {c.name for c in configs})
+        if unknown:
+            raise ValueError(f"unknown chunk sets {unknown}; declared in {settings.chunkers_file}: {[c.name for c in configs]}")
+        configs = [c for c in configs if c.name in wanted]
+    print(f"corpus   {corpus.path}  ({len(corpus.documents)} documents, "
+          f"{0 if corpus.questions is None else len(corpus.questions)} questions)")
+    print(f"data     {settings.data_root}\nout      {settings.out_dir}\nretrievers {pipeline.retriever_names()}")
+
+    instance = DagsterInstance.get()
+    known = set(instance.get_dynamic_partitions(chunk_set_partitions.name))
+    new = [c.name for c in configs if c.name not in known]
+    if new:
+        instance.add_dynamic_partitions(chunk_set_partitions.name, new)
+    resources = {"pipeline": pipeline}
+    quiet = None if args.verbose else {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+    assets = PIPELINE_ASSETS
+
+    def step(label: str, **kwargs) -> None:
+        t0 = time.perf_counter()
+        print(f"  {label} ...", end="", flush=True)
+        result = materialize(assets, instance=instance, resources=resources, run_config=quiet,
+                             raise_on_error=True, **kwargs)
+        print(f" done in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]})", flush=True)
+
+    t_all = time.perf_counter()
+    step("documents: raw_documents, parsed_blocks", selection=[raw_documents, parsed_blocks])
+    for i, config in enumerate(configs, 1):
+        step(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation",
+             selection=partitioned_assets(), partition_key=config.name)
+    step("evaluation_report", selection=[evaluation_report])
+    print(f"finished in {time.perf_counter() - t_all:.1f}s")
+    report = settings.out_dir / "evaluation.md"
+    print()
+    print(report.read_text(encoding="utf-8"))
+    print(f"report: {settings.out_dir / 'evaluation.json'}\n        {report}\n"
+          f"parse report: {settings.out_dir / 'parse_report.json'}\n"
+          f"runs are in DAGSTER_HOME={os.environ['DAGSTER_HOME']} (see them with: finchunk ui)")
+    return 0
+
+
+def ui(args) -> int:
+    home = dagster_home()
+    cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"),
+           "-h", "127.0.0.1", "-p", str(args.port)]
+    print(f"DAGSTER_HOME={home}\n{' '.join(cmd)}", flush=True)
+    os.chdir(PROJECT_ROOT)
+    os.execv(sys.executable, cmd)

@@ -1,0 +1,36 @@
+"""Local folder source: a corpus folder's documents.parquet into the raw store."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..corpus.loader import Corpus
+from .raw_store import RawStore
+
+META_COLUMNS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end",
+                "filed_at", "language", "format", "source_uri")
+
+
+@dataclass
+class IngestResult:
+    manifest: pd.DataFrame            # one row per usable document: metadata + sha
+    new: int = 0
+    existing: int = 0
+    rejected: dict[str, str] = field(default_factory=dict)  # doc_id -> problem
+
+
+def ingest_corpus(corpus: Corpus, store: RawStore) -> IngestResult:
+    rows, new, existing = [], 0, 0
+    for rec in corpus.documents.to_dict("records"):
+        if rec["doc_id"] in corpus.document_problems:
+            continue
+        sha, written = store.put(rec["text"], rec["format"])
+        new += written
+        existing += not written
+        row = {c: rec.get(c) for c in META_COLUMNS}
+        row["sha"] = sha
+        row["n_chars"] = len(rec["text"])
+        rows.append(row)
+    manifest = pd.DataFrame(rows, columns=[*META_COLUMNS, "sha", "n_chars"])
+    return IngestResult(manifest, new, existing, dict(corpus.document_problems))

@@ -1,0 +1,53 @@
+"""Where one corpus's artefacts live under the data root.
+
+Raw documents and parsed blocks are content-addressed and shared by every corpus; chunk
+sets, indexes and evaluations belong to one corpus (folder ``corpora/<name>-<path hash>``).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .chunking.store import ChunkStore
+from .parse.store import BlockStore
+from .settings import Settings
+from .storage import safe_name, stable_hash
+
+
+def corpus_key(corpus_dir: Path) -> str:
+    corpus_dir = Path(corpus_dir).resolve()
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", corpus_dir.name).strip("-")[:40] or "corpus"
+    return f"{slug}-{stable_hash(str(corpus_dir), n=8)}"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    settings: Settings
+
+    @property
+    def corpus_dir(self) -> Path:
+        return self.settings.corpus_dir
+
+    @property
+    def root(self) -> Path:
+        return self.settings.data_root / "corpora" / corpus_key(self.corpus_dir)
+
+    @property
+    def blocks(self) -> BlockStore:
+        return BlockStore(self.settings.blocks_dir)
+
+    @property
+    def manifest_path(self) -> Path:
+        """Which parsed block file holds each document of this corpus (written by parsed_blocks)."""
+        return self.root / "parsed_manifest.parquet"
+
+    @property
+    def chunks(self) -> ChunkStore:
+        return ChunkStore(self.root / "chunks")
+
+    def index_dir(self, version_name: str) -> Path:
+        return self.root / "indexes" / safe_name(version_name)
+
+    def evaluation_dir(self, version_name: str) -> Path:
+        return self.root / "evaluations" / safe_name(version_name)
