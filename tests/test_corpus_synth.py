@@ -45,6 +45,7 @@ def regenerated(tmp_path_factory):
 def test_default_corpus_loads(corpus):
     assert corpus.labelled
     assert not corpus.document_problems
+    assert corpus.xbrl_facts_path is not None
     assert sum(f.stat().st_size for f in DEFAULT.iterdir()) < 3_000_000
 
 
@@ -92,9 +93,10 @@ def test_calculation_answers_are_numbers(corpus):
 
 def test_question_type_minimums(corpus):
     counts = corpus.questions["question_type"].value_counts().to_dict()
-    minimum = {t: 8 for t in ("text", "table", "footnote", "text_and_note", "table_and_note", "calculation",
-                               "unanswerable")}
-    assert len(corpus.questions) >= 80
+    minimum = {t: 15 for t in ("text", "table", "footnote", "text_and_note", "table_and_note", "calculation",
+                                "comparison", "transcript", "filing_period", "proxy_footnote",
+                                "unanswerable", "point_in_time")}
+    assert len(corpus.questions) >= 300
     for t, n in minimum.items():
         assert counts.get(t, 0) >= n, (t, counts.get(t, 0))
     pit = corpus.questions[corpus.questions["question_type"] == "point_in_time"]
@@ -127,6 +129,48 @@ def test_seed_changes_numbers_not_structure(tmp_path):
     assert list(other.documents["text"]) != list(base.documents["text"])
 
 
+def test_xbrl_matches_filings(corpus, texts):
+    facts = pq.read_table(corpus.xbrl_facts_path).to_pandas()
+    docs = corpus.documents
+    by_acc = {}
+    for doc_id, uri, filed in zip(docs["doc_id"], docs["source_uri"], docs["filed_at"]):
+        m = re.search(r"/(\d{18})/", uri) if isinstance(uri, str) else None
+        if m:
+            by_acc[m.group(1)] = (doc_id, filed)
+    assert len(facts) and facts["ticker"].nunique() == 3
+    for f in facts.itertuples(index=False):
+        doc_id, filed = by_acc[f.accession.replace("-", "")]
+        assert pd.Timestamp(f.filed_at) == pd.Timestamp(filed), f
+        printed = f"{f.value:.2f}" if f.unit == "USD/shares" else f"{f.value / 1e6:,.1f}"
+        assert f">{printed}<" in texts[doc_id], (f.concept, printed, doc_id)
+    # no fourth-quarter fact: Q4 must be derived from FY minus nine months
+    durations = facts[facts["period_start"].notna()]
+    days = (pd.to_datetime(durations["period_end"]) - pd.to_datetime(durations["period_start"])).dt.days
+    q4 = durations[(days < 100) & (durations["fp"] == "FY")]
+    assert q4.empty
+    assert set(facts["form"]) >= {"10-K", "10-Q", "10-Q/A"}
+    # the amendment is filed later and changes a value
+    amended = facts[facts["form"] == "10-Q/A"]
+    key = ["ticker", "concept", "period_start", "period_end"]
+    merged = amended.merge(facts[facts["form"] == "10-Q"], on=key, suffixes=("_a", "_o"))
+    assert (merged["filed_at_a"] > merged["filed_at_o"]).all()
+    assert (merged["value_a"] != merged["value_o"]).any()
+    # at least one issuer's fiscal year does not end in December
+    fy = facts[facts["fp"] == "FY"]
+    assert (pd.to_datetime(fy["period_end"]).dt.month != 12).any()
+
+
+def test_point_in_time_answers_follow_the_amendment(corpus, texts):
+    docs = corpus.documents.set_index("doc_id")
+    pit = corpus.questions[corpus.questions["question_type"] == "point_in_time"]
+    for q in pit.itertuples(index=False):
+        as_of = pd.Timestamp(q.as_of).tz_localize("UTC")
+        for p in q.gold_passages:
+            assert docs.loc[p.split("#")[0], "filed_at"] <= as_of, q.question_id
+        # the gold comes from the latest filing known at that date
+        known = [d for d in q.doc_ids if docs.loc[d, "filed_at"] <= as_of]
+        latest = max(known, key=lambda d: docs.loc[d, "filed_at"])
+        assert all(p.startswith(latest + "#") for p in q.gold_passages), q.question_id
 
 
 def test_markdown_conventions(corpus, texts, passage_text):
@@ -144,11 +188,20 @@ def test_markdown_conventions(corpus, texts, passage_text):
             assert passage_text[pid].endswith("|")
 
 
+def test_transcript_turns(corpus, passage_text):
+    p = corpus.passages
+    calls = set(corpus.documents[corpus.documents["doc_type"] == "earnings_call"]["doc_id"])
+    assert len(calls) >= 3
+    turns = p[p["doc_id"].isin(calls) & (p["kind"] == "turn")]
+    speaker = re.compile(r"^(Operator|[A-Z][\w.' -]+ -- [^:\n]+): ")
+    for pid in turns["passage_id"]:
+        assert speaker.match(passage_text[pid]), passage_text[pid][:60]
+
 
 def test_scaled_generation_streams(tmp_path):
     counts = generate(tmp_path, seed=3, issuers=12)
     c = load_corpus(tmp_path)
-    assert len(c.documents) == counts["docs"] > 20
+    assert len(c.documents) == counts["docs"] > 100
     assert c.documents["doc_id"].is_unique
 
 

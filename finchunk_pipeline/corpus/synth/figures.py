@@ -166,7 +166,7 @@ def us_figures(seed: int, index: int) -> USFigures:
 
     def quarter(scale):
         r = int(base * scale * rng.uniform(0.9, 1.1))
-        return Quarter(r, int(r * rng.uniform(0.4, 0.6)), int(r * rng.uniform(0.1, 0.18)),
+        return Quarter(r, int(r * rng.uniform(0.45, 0.52)), int(r * rng.uniform(0.1, 0.18)),
                        int(r * rng.uniform(0.03, 0.1)), int(r * rng.uniform(0.005, 0.02)))
 
     prior = [quarter(1.0) for _ in range(4)]
