@@ -5,7 +5,6 @@ from .chunks import chunk_sets
 from .documents import parsed_blocks, raw_documents
 from .evaluation import evaluation_report, retrieval_evaluation
 from .indexes import bm25_index
-from .partitions import chunk_set_partitions
 
 documents_job = define_asset_job(
     "documents_job", selection=AssetSelection.assets(raw_documents, parsed_blocks),
@@ -15,7 +14,6 @@ chunk_set_job = define_asset_job(
     "chunk_set_job",
     selection=AssetSelection.assets(chunk_sets, bm25_index, retrieval_evaluation)
     | AssetSelection.groups("dense_indexing"),
-    partitions_def=chunk_set_partitions,
     description="One chunk set end to end: chunks -> indexes -> evaluation. Backfill it for new "
                 "chunker configurations; parsed blocks are read, never rebuilt.",
 )

@@ -1,0 +1,26 @@
+# The two commands of a fresh machine:
+#   make run    create .venv, install the project, run the whole pipeline on the embedded corpus
+#   make test   the test suite (installs first if needed)
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+
+.PHONY: run test ui bench clean
+
+$(BIN)/finchunk: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+run: $(BIN)/finchunk
+	$(BIN)/finchunk run
+
+test: $(BIN)/finchunk
+	$(BIN)/python -m pytest
+
+ui: $(BIN)/finchunk
+	$(BIN)/finchunk ui
+
+clean:
+	rm -rf data/store out dagster_home

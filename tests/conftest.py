@@ -1,0 +1,72 @@
+"""Shared fixtures: small corpora in the corpus format, devdata location, pipeline resources."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from finchunk_pipeline.corpus import schema
+from finchunk_pipeline.settings import DEFAULT_CORPUS, PROJECT_ROOT
+
+DEVDATA = PROJECT_ROOT.parent / "shared" / "devdata"
+
+needs_devdata = pytest.mark.skipif(not DEVDATA.is_dir(), reason="../shared/devdata is not present")
+
+
+def write_corpus(folder: Path, documents: list[dict], passages: list[dict] | None = None,
+                 questions: list[dict] | None = None) -> Path:
+    """Write a corpus folder from plain dicts (missing document columns are filled)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    docs = []
+    for d in documents:
+        row = {c: None for c in schema.DOCUMENTS.names}
+        row.update({"title": d.get("doc_id"), "doc_type": "annual_report", "issuer": "Test plc",
+                    "language": "en", "format": "markdown"})
+        row.update(d)
+        docs.append(row)
+    pq.write_table(pa.Table.from_pylist(docs, schema=schema.DOCUMENTS), folder / "documents.parquet")
+    if passages is not None:
+        pq.write_table(pa.Table.from_pylist(passages, schema=schema.PASSAGES), folder / "passages.parquet")
+    if questions is not None:
+        rows = [{"answer": None, "as_of": None, **q} for q in questions]
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema.QUESTIONS), folder / "questions.parquet")
+    return folder
+
+
+@pytest.fixture
+def default_corpus_copy(tmp_path) -> Path:
+    """A copy of the embedded corpus restricted to its Markdown annual reports (fast)."""
+    src = DEFAULT_CORPUS
+    dst = tmp_path / "corpus"
+    dst.mkdir()
+    docs = pd.read_parquet(src / "documents.parquet")
+    keep = set(docs.loc[docs["doc_type"] == "annual_report", "doc_id"])
+    docs = docs[docs["doc_id"].isin(keep)]
+    pq.write_table(pa.Table.from_pandas(docs, schema=schema.DOCUMENTS, preserve_index=False), dst / "documents.parquet")
+    passages = pd.read_parquet(src / "passages.parquet")
+    passages = passages[passages["doc_id"].isin(keep)]
+    pq.write_table(pa.Table.from_pandas(passages, schema=schema.PASSAGES, preserve_index=False), dst / "passages.parquet")
+    questions = pd.read_parquet(src / "questions.parquet")
+    questions = questions[questions["doc_ids"].apply(lambda ids: len(ids) > 0 and set(ids) <= keep)]
+    pq.write_table(pa.Table.from_pandas(questions[schema.QUESTIONS.names], schema=schema.QUESTIONS,
+                                        preserve_index=False), dst / "questions.parquet")
+    return dst
+
+
+BM25_ONLY_CHUNKERS = """
+chunk_sets:
+  - {name: fixed, strategy: fixed, params: {size: 500, overlap: 50}, dense: false}
+  - {name: recursive, strategy: recursive, params: {size: 500}, dense: false}
+  - {name: structure-h, strategy: structure, params: {max_chars: 800}, header: true, dense: false}
+"""
+
+
+@pytest.fixture
+def chunkers_file(tmp_path) -> Path:
+    path = tmp_path / "chunkers.yaml"
+    path.write_text(BM25_ONLY_CHUNKERS)
+    return path

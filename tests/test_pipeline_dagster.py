@@ -1,0 +1,170 @@
+"""The asset graph through Dagster: materialize end to end, no re-parse on rechunk, a changed
+parser version re-parses, backfilling a new chunk-set partition, bad documents survive."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from dagster import DagsterInstance, materialize
+
+from finchunk_pipeline.assets.documents import parsed_blocks, raw_documents
+from finchunk_pipeline.assets.evaluation import evaluation_report
+from finchunk_pipeline.assets.partitions import chunk_set_partitions
+from finchunk_pipeline.assets.resources import PipelineResource
+from finchunk_pipeline.definitions import PIPELINE_ASSETS, partitioned_assets
+from finchunk_pipeline.parse import registry
+
+from .conftest import write_corpus
+
+
+@pytest.fixture
+def parser_calls(monkeypatch):
+    """Count calls to every registered parser."""
+    calls: list[str] = []
+    for name, spec in registry.parsers().items():
+        def counting(doc_id, text, meta, _fn=spec.fn):
+            calls.append(doc_id)
+            return _fn(doc_id, text, meta)
+        monkeypatch.setitem(registry._PARSERS, name, registry.ParserSpec(spec.name, spec.version, counting))
+    return calls
+
+
+def make_pipeline(tmp_path, corpus, chunkers) -> PipelineResource:
+    return PipelineResource(corpus_dir=str(corpus), data_root=str(tmp_path / "store"),
+                            out_dir=str(tmp_path / "out"), chunkers_file=str(chunkers), retrievers="bm25")
+
+
+def run_documents(pipeline, instance):
+    return materialize(PIPELINE_ASSETS, selection=[raw_documents, parsed_blocks], instance=instance,
+                       resources={"pipeline": pipeline})
+
+
+def run_chunk_set(pipeline, instance, name):
+    known = instance.get_dynamic_partitions(chunk_set_partitions.name)
+    if name not in known:
+        instance.add_dynamic_partitions(chunk_set_partitions.name, [name])
+    return materialize(PIPELINE_ASSETS, selection=partitioned_assets(), partition_key=name,
+                       instance=instance, resources={"pipeline": pipeline})
+
+
+def run_report(pipeline, instance):
+    return materialize(PIPELINE_ASSETS, selection=[evaluation_report], instance=instance,
+                       resources={"pipeline": pipeline})
+
+
+def run_all(pipeline, instance):
+    run_documents(pipeline, instance)
+    for config in pipeline.chunker_configs():
+        run_chunk_set(pipeline, instance, config.name)
+    return run_report(pipeline, instance)
+
+
+def test_whole_graph_writes_the_report(tmp_path, default_corpus_copy, chunkers_file):
+    pipeline = make_pipeline(tmp_path, default_corpus_copy, chunkers_file)
+    result = run_all(pipeline, DagsterInstance.ephemeral())
+    assert result.success
+    report = json.loads((tmp_path / "out" / "evaluation.json").read_text())
+    assert report["corpus"] == "corpus" and report["questions"] > 0
+    names = {e["name"] for e in report["chunk_sets"]}
+    assert names == {"fixed", "recursive", "structure-h"}
+    for e in report["chunk_sets"]:
+        assert {"name", "strategy", "header", "chunks", "mean_chars", "curve", "by_type", "retriever", "mode"} <= set(e)
+        assert [p["k"] for p in e["curve"]] == list(range(1, 11))
+        recalls = [p["recall"] for p in e["curve"]]
+        assert recalls == sorted(recalls) and 0 <= recalls[0] and recalls[-1] <= 1
+        assert all(v["k"] == 5 for v in e["by_type"].values())
+    assert {e["mode"] for e in report["chunk_sets"]} >= {"global", "filtered"}
+    structure = next(e for e in report["chunk_sets"] if e["name"] == "structure-h")
+    assert structure["header"] is True and structure["strategy"] == "structure"
+    md = (tmp_path / "out" / "evaluation.md").read_text()
+    assert "| structure-h |" in md
+    meta = result.asset_materializations_for_node("evaluation_report")[0].metadata
+    assert "structure-h" in meta["report"].value
+    parse_report = json.loads((tmp_path / "out" / "parse_report.json").read_text())
+    assert parse_report["failed"] == 0 and all(d["error"] is None for d in parse_report["documents"])
+
+
+def test_rematerializing_parses_nothing_and_new_parser_version_reparses(tmp_path, default_corpus_copy,
+                                                                      chunkers_file, parser_calls, monkeypatch):
+    pipeline = make_pipeline(tmp_path, default_corpus_copy, chunkers_file)
+    instance = DagsterInstance.ephemeral()
+    run_documents(pipeline, instance)
+    n_docs = len(pipeline.corpus().documents)
+    assert len(parser_calls) == n_docs
+    run_documents(pipeline, instance)
+    run_chunk_set(pipeline, instance, "structure-h")
+    assert len(parser_calls) == n_docs, "re-materializing unchanged documents must not parse again"
+
+    spec = registry.parsers()["markdown"]
+    monkeypatch.setitem(registry._PARSERS, "markdown", registry.ParserSpec("markdown", spec.version + "-next", spec.fn))
+    result = run_documents(pipeline, instance)
+    assert len(parser_calls) == 2 * n_docs, "a new parser version parses every document again"
+    assert result.asset_materializations_for_node("parsed_blocks")[0].metadata["parsed_now"].value == n_docs
+    assert (tmp_path / "store" / "blocks" / f"parser=markdown-{spec.version}-next").is_dir()
+
+
+def test_backfilling_a_new_chunk_set_builds_it_alone_without_parsing(tmp_path, default_corpus_copy,
+                                                                   chunkers_file, parser_calls):
+    pipeline = make_pipeline(tmp_path, default_corpus_copy, chunkers_file)
+    instance = DagsterInstance.ephemeral()
+    run_all(pipeline, instance)
+    parsed_before = len(parser_calls)
+    chunk_files_before = sorted(p.parent.name for p in (tmp_path / "store").rglob("chunks.parquet"))
+
+    chunkers_file.write_text(chunkers_file.read_text() +
+                             "  - {name: fixed-small, strategy: fixed, params: {size: 300, overlap: 0}, dense: false}\n")
+    result = run_chunk_set(pipeline, instance, "fixed-small")
+    assert result.success
+    assert len(parser_calls) == parsed_before, "a new chunk set reads parsed blocks, never the parser"
+    chunk_files_after = sorted(p.parent.name for p in (tmp_path / "store").rglob("chunks.parquet"))
+    new = set(chunk_files_after) - set(chunk_files_before)
+    assert len(new) == 1 and next(iter(new)).startswith("fixed-small-")
+    materialized = {e.asset_key.path[-1] for e in result.get_asset_materialization_events()}
+    assert {"chunk_sets", "bm25_index", "retrieval_evaluation"} <= materialized
+    assert "parsed_blocks" not in materialized
+    run_report(pipeline, instance)
+    report = json.loads((tmp_path / "out" / "evaluation.json").read_text())
+    assert "fixed-small" in {e["name"] for e in report["chunk_sets"]}
+
+
+def test_unchanged_chunk_set_is_reused(tmp_path, default_corpus_copy, chunkers_file):
+    pipeline = make_pipeline(tmp_path, default_corpus_copy, chunkers_file)
+    instance = DagsterInstance.ephemeral()
+    run_documents(pipeline, instance)
+    first = run_chunk_set(pipeline, instance, "fixed")
+    second = run_chunk_set(pipeline, instance, "fixed")
+    built = [r.asset_materializations_for_node("chunk_sets")[0].metadata["built"].value for r in (first, second)]
+    assert built == [True, False]
+
+
+def test_bad_documents_are_reported_and_the_rest_runs(tmp_path, chunkers_file):
+    good = "# Good plc — Annual report 2024\n\n## Results\n\nRevenue was 10 million.\n"
+    corpus = write_corpus(tmp_path / "bad", [
+        {"doc_id": "good", "text": good},
+        {"doc_id": "empty", "text": ""},
+        {"doc_id": "binary", "text": "\x00\x01\x02" * 50},
+        {"doc_id": "unknown-type", "text": good, "doc_type": "horoscope"},
+        {"doc_id": "broken-html", "text": "<html><body><table><tr><td>1<td>2</table><p>unclosed <b>bold",
+         "format": "html", "doc_type": "10-K"},
+    ], passages=[{"passage_id": "p", "doc_id": "good", "section": "", "kind": "text", "start": good.index("Revenue"), "end": good.index("Revenue") + len("Revenue was 10 million.")}],
+        questions=[{"question_id": "q", "question": "What was Good plc revenue?", "question_type": "text",
+                    "doc_ids": ["good"], "gold_passages": ["p"]}])
+    pipeline = make_pipeline(tmp_path, corpus, chunkers_file)
+    result = run_all(pipeline, DagsterInstance.ephemeral())
+    assert result.success
+    parse_report = json.loads((tmp_path / "out" / "parse_report.json").read_text())
+    errors = {d["doc_id"]: d["error"] for d in parse_report["documents"]}
+    assert errors["good"] is None
+    assert errors["empty"] == "text is empty"
+    assert "binary" in errors["binary"]
+    assert "horoscope" in errors["unknown-type"]
+    report = json.loads((tmp_path / "out" / "evaluation.json").read_text())
+    assert report["chunk_sets"] and report["chunk_sets"][0]["curve"][0]["recall"] is not None
+
+
+def test_unlabelled_corpus_runs_and_says_nothing_to_score(tmp_path, chunkers_file):
+    corpus = write_corpus(tmp_path / "u", [{"doc_id": "a", "text": "# A\n\nSome text about revenue.\n"}])
+    pipeline = make_pipeline(tmp_path, corpus, chunkers_file)
+    assert run_all(pipeline, DagsterInstance.ephemeral()).success
+    md = (tmp_path / "out" / "evaluation.md").read_text()
+    assert "no labelled questions" in md
