@@ -519,7 +519,8 @@ class _Parser:
             self.headings.append((level, " ".join(text.split())))
             vs, ve = self._emit(buf)
             self._block(BlockKind.HEADING, vs, ve, {"level": level}, text=text)
-            self.recent_cites = {}
+            if level <= 2:
+                self.recent_cites = {}
             return
         note = _note_mark(text, buf, self.recent_cites)
         vs, ve = self._emit(buf)
