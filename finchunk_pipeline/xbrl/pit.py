@@ -163,3 +163,25 @@ def cross_section(store: FactsStore, concept: str, as_of: Any, *, period_end: An
             ORDER BY {_ORDER.format(d='DESC')}) = 1
         ORDER BY ticker, f.cik"""
     return store.con.execute(sql, params + [concept, bound]).df()
+
+
+def value_by_duration(store: FactsStore, entity: str, concept: str, period_end: Any, duration: str | None,
+                      as_of: Any, unit: str | None = None) -> Fact | None:
+    """Like ``value`` when the period is named by its end and length ("three months ended
+    ...": duration Q, H1, 9M or FY; None = an instant) rather than by its start date."""
+    cik = store.resolve_entity(entity)
+    concept = store.resolve_concept(concept, cik)
+    cond, bound = _bound_sql(as_of)
+    if duration is None:
+        span, params = "f.period_start IS NULL", []
+    else:
+        lo, hi = DURATIONS[duration.upper()]
+        span = "datediff('day', f.period_start, f.period_end) + 1 BETWEEN ? AND ?"
+        params = [lo, hi]
+    rows = store.con.execute(f"""
+        {_SELECT}
+        WHERE f.cik = ? AND f.concept = ? AND f.period_end = ? AND {span}
+          AND (? IS NULL OR f.unit = ?) AND f.{cond}
+        ORDER BY {_ORDER.format(d='DESC')} LIMIT 1""",
+        [cik, concept, _d(period_end), *params, unit, unit, bound]).fetchall()
+    return _facts(rows)[0] if rows else None

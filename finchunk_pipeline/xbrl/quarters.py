@@ -18,7 +18,8 @@ in that filing) is one of the year's quarter ends; failing that, the calendar ye
 fiscal year end (year − 1 when it ends in the first week of January).
 
 Values that are not additive over time (units with "/", e.g. USD/shares; per-share and
-weighted-average concepts) are only returned as filed, never derived.
+weighted-average concepts; the few flows in ``NON_ADDITIVE``) are only returned as filed,
+never derived.
 """
 from __future__ import annotations
 
@@ -39,9 +40,20 @@ _FORMULA = {2: "H1 - Q1", 3: "9M - H1", 4: "FY - 9M"}
 _TOL_DAYS = 14  # a fiscal year ends within two weeks of the same day each year (52/53 weeks)
 
 
+# flows whose year-to-date values are not sums of their quarters (they depend on an opening
+# balance or on what is still held at the period end)
+NON_ADDITIVE = frozenset({
+    "ContractWithCustomerLiabilityRevenueRecognized",
+    "EquitySecuritiesFvNiUnrealizedGainLoss",
+    "DebtSecuritiesUnrealizedGainLoss",
+})
+
+
 def additive(concept: str, unit: str) -> bool:
-    name = concept.split(":")[-1].lower()
-    return "/" not in unit and "pershare" not in name and "weightedaverage" not in name
+    local = concept.split(":")[-1]
+    name = local.lower()
+    return ("/" not in unit and "pershare" not in name and "weightedaverage" not in name
+            and local not in NON_ADDITIVE)
 
 
 def _in(days: int, kind: str) -> bool:
@@ -189,3 +201,28 @@ def quarter(store: FactsStore, entity: str, concept: str, fiscal_year: int, q: i
     if df.empty:
         return None
     return df.iloc[0].to_dict()
+
+
+def _precision(*values: float, max_exp: int = 6) -> float:
+    """The largest power of ten (<= 10**max_exp) dividing every value: the rounding step of
+    figures reported in thousands or tenths of a million."""
+    p = 1
+    for k in range(1, max_exp + 1):
+        step = 10 ** k
+        if all(float(v).is_integer() and int(v) % step == 0 for v in values):
+            p = step
+        else:
+            break
+    return float(p)
+
+
+def inconsistencies(quarters: pd.DataFrame) -> pd.DataFrame:
+    """Quarters filed directly whose derived value (YTD differences) disagrees by more than
+    the rounding step of the figures."""
+    both = quarters[quarters["filed_value"].notna() & quarters["derived_value"].notna()]
+    if both.empty:
+        return both.assign(difference=pd.Series(dtype=float))
+    tol = [_precision(f, d) for f, d in zip(both["filed_value"], both["derived_value"])]
+    diff = (both["filed_value"] - both["derived_value"]).abs()
+    bad = both[diff.to_numpy() > pd.Series(tol, index=both.index).to_numpy() + 1e-9]
+    return bad.assign(difference=bad["filed_value"] - bad["derived_value"])

@@ -192,12 +192,44 @@ class FactsStore:
             f = p / "xbrl_facts.parquet"
             if not f.exists():
                 raise FileNotFoundError(f"{p}: no xbrl_facts.parquet in this corpus folder")
-            return self.load_parquet(f)
+            result = self.load_parquet(f)
+            if (p / "documents.parquet").exists():
+                self.names_from_documents(p / "documents.parquet")
+            return result
         if not p.exists():
             raise FileNotFoundError(f"{p}: no such file")
         if p.suffix.lower() == ".parquet":
             return self.load_parquet(p)
         return self.load_companyfacts(p, ticker=ticker)
+
+    def names_from_documents(self, documents: str | Path | pd.DataFrame) -> int:
+        """Fill entity names from a corpus's documents (issuer per ticker), so questions that
+        name the company can be resolved. Returns the number of entities named."""
+        if isinstance(documents, pd.DataFrame):
+            docs = documents
+        else:
+            import pyarrow.parquet as pq
+            cols = [c for c in ("issuer", "ticker") if c in pq.read_schema(documents).names]
+            if len(cols) < 2:
+                return 0
+            docs = pq.read_table(documents, columns=cols).to_pandas()
+        pairs = docs[["ticker", "issuer"]].dropna().drop_duplicates("ticker")
+        named = 0
+        for ticker, issuer in pairs.itertuples(index=False):
+            try:
+                cik = self.resolve_entity(ticker)
+            except LookupError:
+                continue
+            self.con.execute("UPDATE entities SET name = COALESCE(name, ?) WHERE cik = ?", [issuer, cik]).fetchall()
+            named += 1
+        return named
+
+    def entity_by_name(self, name: str) -> str | None:
+        """CIK of the entity whose name matches (case-insensitive, punctuation ignored)."""
+        key = _name_key(name)
+        rows = self.con.execute("SELECT cik, name FROM entities WHERE name IS NOT NULL").fetchall()
+        hits = [c for c, n in rows if _name_key(n) == key]
+        return hits[0] if len(hits) == 1 else None
 
     # --- look-ups ----------------------------------------------------------------------------
     def resolve_entity(self, entity: str) -> str:
@@ -260,6 +292,11 @@ class FactsStore:
 
     def frame(self, sql: str = "SELECT * FROM facts", params: list | None = None) -> pd.DataFrame:
         return self.con.execute(sql, params or []).df()
+
+
+def _name_key(name: str) -> str:
+    import re
+    return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
 
 
 def as_of_bound(as_of: Any) -> tuple[datetime, bool]:
