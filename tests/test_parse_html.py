@@ -199,3 +199,30 @@ def test_real_edgar_filings():
         tables = [b for b in doc.blocks if b.kind == BlockKind.TABLE]
         assert sum(1 for b in tables if b.attrs.get("header")) >= len(tables) // 2
     assert total < 20
+
+
+def test_lists_and_outer_spans():
+    raw = ('<h2>Item 1A. Risk Factors</h2>\n<p><b>PART I</b></p>\n'
+           '<ul><li>One <b>a</b></li><li><p>Two</p><ul><li>Nested</li></ul></li></ul>\n'
+           '<table border="1">\n<tr><th></th><th colspan="2">Three months ended June 30</th></tr>\n'
+           '<tr><td>Revenues<sup>1</sup></td><td align="right">1,234.5</td><td align="right">1,100.0</td></tr>\n'
+           '</table>\n<p class="footnote"><sup>1</sup> Net of returns.</p>\n')
+    doc = H.parse("o", raw, {})
+    check_invariants(doc, raw)
+    words_in_raw(doc, raw)
+    by_text = {b.text: b for b in doc.blocks}
+    lst = by_text["One a\nTwo\nNested"]
+    assert lst.kind == BlockKind.LIST and lst.attrs["items"] == 3
+
+    def outer(b):
+        s, e = b.attrs.get("outer", (b.start, b.end))
+        return raw[s:e]
+    assert outer(by_text["PART I"]) == "<p><b>PART I</b></p>"
+    assert outer(by_text["Item 1A. Risk Factors"]) == "<h2>Item 1A. Risk Factors</h2>"
+    assert outer(by_text["Three months ended June 30"]) == \
+        '<tr><th></th><th colspan="2">Three months ended June 30</th></tr>'
+    assert outer(by_text["Revenues 1 | 1,234.5 | 1,100.0"]).startswith("<tr><td>Revenues")
+    note = next(b for b in doc.blocks if b.kind == BlockKind.NOTE)
+    assert outer(note) == '<p class="footnote"><sup>1</sup> Net of returns.</p>'
+    assert lst.attrs["outer"][1] - lst.attrs["outer"][0] == len(
+        "<ul><li>One <b>a</b></li><li><p>Two</p><ul><li>Nested</li></ul></li></ul>")

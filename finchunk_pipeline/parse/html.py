@@ -24,6 +24,12 @@ One linear pass of a regex tokenizer over the raw string (exact raw positions, n
   ``vertical-align:super``); citing blocks get ``cites``. A paragraph after the citing block
   that starts with a cited mark (``(1) ...``, ``1 ...``, ``* ...``) or with a raised mark is
   a NOTE with ``mark`` (and ``refers_to`` = block_id of the citing table/block).
+- lists: one LIST block per top-level ``<ul>``/``<ol>`` (items on their own view lines,
+  ``attrs["items"]``); ``<li>`` outside a list is a LIST block of one item.
+- ``attrs["outer"]`` = [s, e]: the raw span widened over the element tags directly around
+  the block (``<p><b>PART I</b></p>``, ``<tr>...</tr>`` incl. empty spacer cells at its
+  edges), present when it differs from (start, end). Labelled corpora that mark passages
+  as whole elements (the synthetic SEC HTML does) match it exactly.
 - bad markup never raises: unmatched close tags are ignored, unclosed tags are closed at the
   end, unterminated comments swallow the rest; counts are recorded as warnings.
 """
@@ -60,7 +66,7 @@ VOID = frozenset("area base br col embed hr img input link meta param source tra
 RAWTEXT = frozenset(("script", "style", "textarea", "xmp", "noscript", "template"))
 HIDDEN_TAGS = frozenset(("head", "title", "ix:header", "ix:hidden", "ix:references", "ix:resources"))
 BLOCK_TAGS = frozenset(
-    """address article aside blockquote body center dd details dialog div dl dt fieldset figcaption
+    """ul ol address article aside blockquote body center dd details dialog div dl dt fieldset figcaption
     figure footer form h1 h2 h3 h4 h5 h6 header hr html li main nav ol p pre section summary ul
     table tbody thead tfoot tr td th caption br""".split()
 )
@@ -122,10 +128,12 @@ class _Buf:
         if self.ws is not None:
             w = self.ws
             self.ws = None
-            self.parts.append(" ")
+            self.parts.append("\n" if w == -2 else " ")
             self.rs.append(w)
             self.re.append(w + 1)
             self.kinds.append(2 if w < 0 else 1)
+            if w < 0:
+                self.rs[-1] = self.re[-1] = -1
             self.bold.append(bold)
             self.sup.append(False)
         self.parts.append(s)
@@ -219,7 +227,8 @@ class _Parser:
         self.sup = False
         self.unmatched = 0
         self.recent_cites: dict[str, str] = {}  # mark -> block_id that cited it
-        self.last_table_blocks: list[Block] = []
+        self.list_depth = 0
+        self.list_items = 0
 
     # ------------------------------------------------------------------ state stack
     def _push(self, tag: str, attrs: str) -> None:
@@ -421,6 +430,21 @@ class _Parser:
             elif tag in BLOCK_TAGS:
                 self._soft_break()
             return
+        if tag in ("ul", "ol"):
+            if self.list_depth == 0:
+                self._flush()
+                self.para.li = True
+                self.list_items = 0
+            self.list_depth += 1
+            return
+        if self.list_depth and tag in BLOCK_TAGS and tag not in HEADING_TAGS:
+            if tag == "li":
+                self.list_items += 1
+                if self.para.parts:
+                    self.para.ws = -2  # items on their own lines
+            else:
+                self._soft_break()
+            return
         if tag in BLOCK_TAGS:
             if tag == "br":
                 self._soft_break()
@@ -437,6 +461,13 @@ class _Parser:
                 self._end_structure(tag, pos)
             elif tag in BLOCK_TAGS:
                 self._soft_break()
+            return
+        if tag in ("ul", "ol") and self.list_depth:
+            self.list_depth -= 1
+            if self.list_depth == 0:
+                self._flush()
+            return
+        if self.list_depth and tag in BLOCK_TAGS and tag not in HEADING_TAGS:
             return
         if tag in BLOCK_TAGS:
             self._flush()
@@ -536,6 +567,8 @@ class _Parser:
         attrs = {}
         if marks:
             attrs["cites"] = marks
+        if buf.li:
+            attrs["items"] = max(1, self.list_items)
         if len(text) <= 100 and _FURNITURE.match(text):
             attrs["furniture"] = True  # page numbers / running footers: chunkers may skip them
         b = self._block(BlockKind.LIST if buf.li else BlockKind.PARAGRAPH, vs, ve, attrs, text=text)
@@ -824,6 +857,41 @@ def _emit_table(p: _Parser, t: _Table) -> None:
         p.recent_cites[m] = table.block_id
 
 
+_OPEN_TAG_END = re.compile(r"<[A-Za-z][^<>]*>$")
+_CLOSE_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>")
+_EMPTY_ELEM = re.compile(r"<([A-Za-z][\w:.-]*)\b[^<>]*?(?:/>|>\s*</\1\s*>)")
+
+
+def outer_span(raw: str, start: int, end: int, max_tags: int = 12) -> tuple[int, int]:
+    """(start, end) widened over the opening tags directly before and the closing tags directly
+    after (no text or whitespace in between): the enclosing element(s) of a block, e.g.
+    ``<p><b>PART I</b></p>`` for the block "PART I". Labelled corpora often mark passages
+    this way; chunkers may use it to cover the markup around short blocks."""
+    s = start
+    for _ in range(max_tags):
+        if s <= 0 or raw[s - 1] != ">":
+            break
+        lt = raw.rfind("<", max(0, s - 2000), s)
+        if lt < 0:
+            break
+        if _OPEN_TAG_END.match(raw, lt, s):
+            s = lt
+            continue
+        m = _CLOSE_TAG.fullmatch(raw, lt, s)  # an empty element "<td></td>" before the block
+        lt2 = raw.rfind("<", max(0, lt - 2000), lt) if m else -1
+        if lt2 < 0 or not _OPEN_TAG_END.match(raw, lt2, lt) or not raw.startswith(
+                "<" + m.group(1), lt2):
+            break
+        s = lt2
+    e = end
+    for _ in range(max_tags):
+        m = _CLOSE_TAG.match(raw, e) or _EMPTY_ELEM.match(raw, e)
+        if not m:
+            break
+        e = m.end()
+    return s, e
+
+
 def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
     if text is None or not text.strip():
         raise ValueError(f"{doc_id}: HTML document has no text at all")
@@ -842,6 +910,9 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
             p.warnings.append(f"block {b.block_id}: text re-sliced from the view")
             b.text = view[b.vstart:b.vend]
         b.start, b.end = p.offsets.to_raw(b.vstart, b.vend)
+        o = outer_span(text, b.start, b.end)
+        if o != (b.start, b.end):
+            b.attrs["outer"] = list(o)
     return ParsedDocument(
         doc_id=doc_id, doc_sha=sha256_text(text), parser="html", parser_version=VERSION,
         view_text=view, offsets=p.offsets, blocks=p.blocks, warnings=p.warnings,
