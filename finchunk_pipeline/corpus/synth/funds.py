@@ -25,7 +25,7 @@ def fund_family(seed: int, index: int):
     brand = mgr.replace(" Asset Management", "")
     rng = random.Random(f"{seed}|fund|{index}")
     ocfs = rng.sample(_OCF, len(_FUNDS))
-    provider = rng.choice(["Solstice", "Northstar", "Apex Index", "Clearwater"])
+    provider = rng.choice(["Solstice", "Northstar", "Apex", "Clearwater"])
     docs, cost_kid, cost_pro = [], [], []
     for k, (label, index_name, sri) in enumerate(_FUNDS):
         fund = f"{brand} {label} UCITS ETF"

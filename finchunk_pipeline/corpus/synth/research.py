@@ -28,8 +28,10 @@ def research_note(seed: int, ctx):
     fy = add_q(f.cur)
     rev = [fy["revenue"], int(fy["revenue"] * rng.uniform(1.02, 1.12))]
     rev.append(int(rev[1] * rng.uniform(1.02, 1.12)))
-    ebitda = [int(r * rng.uniform(0.2, 0.32)) for r in rev]
-    adj_eps = [rng.randint(100, 900) / 100 for _ in rev]
+    margin = rng.uniform(0.2, 0.3)
+    ebitda = [int(r * (margin + 0.01 * k + rng.uniform(-0.005, 0.005))) for k, r in enumerate(rev)]
+    eps0 = rng.randint(100, 900) / 100
+    adj_eps = [eps0 * (1 + 0.08 * k + rng.uniform(-0.03, 0.03)) for k in range(3)]
     fcf = [int(e * rng.uniform(0.4, 0.7)) for e in ebitda]
     mult = rng.uniform(7, 14)
     years = [f"FY{US_FY}A", f"FY{US_FY + 1}E", f"FY{US_FY + 2}E"]
@@ -40,7 +42,7 @@ def research_note(seed: int, ctx):
     b.para(f"Equity research, {long_date(date)}. Analyst: {analyst}.")
     b.heading(2, "Rating and price target")
     p_rate = b.para(f"We rate {name} {rating} with a 12-month price target of ${target:,.0f}, implying "
-                    f"{upside:.1f}% {'upside' if upside >= 0 else 'downside'} from the last close of ${price:,.2f}.")
+                    f"{abs(upside):.1f}% {'upside' if upside >= 0 else 'downside'} from the last close of ${price:,.2f}.")
     b.heading(2, "Investment thesis")
     b.para(f"Fiscal {US_FY} results confirmed that pricing is holding and that the restructuring announced during "
            f"the year will lift margins. We see scope for capital returns given the balance sheet.")

@@ -35,7 +35,7 @@ def earnings_call(ctx, q3_doc):
     (a1, bank1), (a2, bank2), (a3, bank3) = f.analysts
     CEO, CFO = f"{ceo} -- Chief Executive Officer", f"{cfo} -- Chief Financial Officer"
     A1, A2, A3 = f"{a1} -- Analyst, {bank1}", f"{a2} -- Analyst, {bank2}", f"{a3} -- Analyst, {bank3}"
-    charge = rng.randint(40, 400)
+    charge = int(ctx.restructuring * rng.uniform(0.4, 0.7))
     savings = rng.randint(100, 900)
     backlog = rng.randint(20000, 90000)
     wrong = backlog + rng.choice([-1, 1]) * rng.randint(800, 5000)
@@ -64,14 +64,14 @@ def earnings_call(ctx, q3_doc):
                    f"We ended the quarter with a backlog of ${money(wrong)} million. For the full fiscal year we now "
                    f"expect revenues between ${money(guide_lo)} million and ${money(guide_hi)} million.", "turn")
     b.para(f"Operator: We will now begin the question-and-answer session. Our first question comes from {a1} "
-           f"with {bank1}.", "turn")
+           f"with {bank1.rstrip('.')}.", "turn")
     b.heading(2, "Questions and Answers")
     q1 = b.para(f"{A1}: Thanks for taking my question. Could you unpack the restructuring charge you took this "
                 f"quarter? What is it for, and should we expect more of it?", "turn")
     r1 = b.para(f"{CFO}: Sure. That charge relates mostly to severance and lease exits at the two sites we are "
                 f"consolidating. We expect the program to be substantially complete by fiscal year end, with "
                 f"annualized savings of about ${money(savings)} million once it is done.", "turn")
-    b.para(f"Operator: Our next question comes from {a2} with {bank2}.", "turn")
+    b.para(f"Operator: Our next question comes from {a2} with {bank2.rstrip('.')}.", "turn")
     q2 = b.para(f"{A2}: Good afternoon. What are you seeing on pricing, and how should we think about gross "
                 f"margin for the rest of the year?", "turn")
     r2 = b.para(f"{CEO}: Let me take that in a few parts, because there is a lot going on.\n\n"
@@ -83,7 +83,7 @@ def earnings_call(ctx, q3_doc):
     q2b = b.para(f"{A2}: Thanks. And just to clarify, you said backlog was ${money(wrong)} million, was —", "turn")
     r2b = b.para(f"{CFO}: Sorry to jump in, yes, I misspoke in my prepared remarks. Backlog at quarter end was "
                  f"${money(backlog)} million, not ${money(wrong)} million.", "turn")
-    b.para(f"Operator: Our next question comes from {a3} with {bank3}.", "turn")
+    b.para(f"Operator: Our next question comes from {a3} with {bank3.rstrip('.')}.", "turn")
     q3t = b.para(f"{A3}: Question on capital allocation. Is there any plan to return more cash to shareholders?",
                  "turn")
     r3 = b.para(f"{CEO}: Yes. The board has authorized a share repurchase program of ${money(buyback)} million, "

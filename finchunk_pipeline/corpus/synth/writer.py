@@ -47,10 +47,10 @@ class CorpusWriter:
     def __init__(self, out_dir: str | Path):
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        self.docs = _Sink(out / "documents.parquet", schema.DOCUMENTS, 500, batch_chars=8_000_000)
-        self.passages = _Sink(out / "passages.parquet", schema.PASSAGES, 100_000)
-        self.questions = _Sink(out / "questions.parquet", schema.QUESTIONS, 20_000)
-        self.xbrl = _Sink(out / "xbrl_facts.parquet", schema.XBRL_FACTS, 50_000)
+        self.docs = _Sink(out / "documents.parquet", schema.DOCUMENTS, 200, batch_chars=2_000_000)
+        self.passages = _Sink(out / "passages.parquet", schema.PASSAGES, 25_000)
+        self.questions = _Sink(out / "questions.parquet", schema.QUESTIONS, 5_000)
+        self.xbrl = _Sink(out / "xbrl_facts.parquet", schema.XBRL_FACTS, 20_000)
         self._q = 0
 
     def add_doc(self, doc) -> None:
