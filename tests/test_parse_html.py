@@ -226,3 +226,20 @@ def test_lists_and_outer_spans():
     assert outer(note) == '<p class="footnote"><sup>1</sup> Net of returns.</p>'
     assert lst.attrs["outer"][1] - lst.attrs["outer"][0] == len(
         "<ul><li>One <b>a</b></li><li><p>Two</p><ul><li>Nested</li></ul></li></ul>")
+
+
+def test_synthetic_filings_match_gold_passages(tmp_path):
+    import pandas as pd
+
+    synth = pytest.importorskip("finchunk_pipeline.corpus.synth")
+    synth.generate(tmp_path)
+    docs = pd.read_parquet(tmp_path / "documents.parquet")
+    passages = pd.read_parquet(tmp_path / "passages.parquet")
+    html_docs = docs[docs.format == "html"]
+    assert len(html_docs)
+    for r in html_docs.itertuples():
+        doc = H.parse(r.doc_id, r.text, {})
+        check_invariants(doc, r.text)
+        outer = {tuple(b.attrs.get("outer", (b.start, b.end))) for b in doc.blocks}
+        for g in passages[passages.doc_id == r.doc_id].itertuples():
+            assert (g.start, g.end) in outer, (g.kind, r.text[g.start:g.end][:120])

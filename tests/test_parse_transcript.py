@@ -148,3 +148,23 @@ def test_registry_and_errors():
     assert select_parser("earnings_call", "markdown").name == "transcript"
     with pytest.raises(ValueError):
         TR.parse("e", "\n\n", {})
+
+
+def test_synthetic_calls_match_gold_turns(tmp_path):
+    pd = pytest.importorskip("pandas")
+    synth = pytest.importorskip("finchunk_pipeline.corpus.synth")
+    synth.generate(tmp_path)
+    docs = pd.read_parquet(tmp_path / "documents.parquet")
+    passages = pd.read_parquet(tmp_path / "passages.parquet")
+    calls = docs[docs.doc_type == "earnings_call"]
+    assert len(calls)
+    for r in calls.itertuples():
+        doc = _parse(r.text, r.issuer)
+        turns = {(b.start, b.end): b for b in _turns(doc)}
+        gold = passages[(passages.doc_id == r.doc_id) & (passages.kind == "turn")]
+        assert len(gold) == len(turns)
+        for g in gold.itertuples():
+            b = turns[(g.start, g.end)]
+            label = r.text[g.start:g.end].split(":", 1)[0]
+            expected = "operator" if label == "Operator" else "analyst" if "Analyst" in label else "executive"
+            assert b.attrs["role"] == expected, (label, b.attrs)
