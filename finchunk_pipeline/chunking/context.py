@@ -24,6 +24,10 @@ class Piece:
     section_path: tuple[str, ...] = ()
     parent_id: str | None = None
     block_ids: list[str] = field(default_factory=list)
+    # strategy-given context for the embedding text only (e.g. the speaker of a transcript
+    # piece that does not start with the speaker's label); never part of the source
+    context: str = ""
+    speaker: str = ""      # shown by the "speaker" context field
 
 
 def normalize_spans(view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -44,8 +48,11 @@ def normalize_spans(view: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
     return out
 
 
-def context_header(meta: dict[str, Any], section_path: tuple[str, ...], fields: tuple[str, ...]) -> str:
-    """A compact context line, e.g. ``Northwind plc — Annual report 2024 > Key figures``."""
+def context_header(meta: dict[str, Any], section_path: tuple[str, ...], fields: tuple[str, ...],
+                   speaker: str = "") -> str:
+    """A compact context line, e.g. ``Northwind plc — Annual report 2024 > Key figures``.
+
+    fields: title, issuer, period (FY or period end), doc_type, section, speaker."""
     title = str(meta.get("title") or "").strip()
     parts: list[str] = []
     for f in fields:
@@ -55,12 +62,20 @@ def context_header(meta: dict[str, Any], section_path: tuple[str, ...], fields: 
             parts.append(str(meta["issuer"]))
         elif f == "period":
             fy = meta.get("fiscal_year")
-            if fy is not None and str(fy) not in ("", "nan", "<NA>") and str(fy) not in title:
-                parts.append(f"FY{int(fy)}")
+            pe = meta.get("period_end")
+            if fy is not None and str(fy) not in ("", "nan", "<NA>", "None") and str(fy) not in title:
+                try:
+                    parts.append(f"FY{int(float(fy))}")
+                except (TypeError, ValueError):
+                    parts.append(str(fy))
+            if pe is not None and str(pe) not in ("", "nan", "NaT", "<NA>", "None"):
+                parts.append(f"period ended {str(pe)[:10]}")
         elif f == "doc_type" and meta.get("doc_type"):
             parts.append(str(meta["doc_type"]))
         elif f == "section":
             parts.extend(p for p in section_path if p and p != title)
+        elif f == "speaker" and speaker:
+            parts.append(speaker)
     return " > ".join(parts)
 
 
@@ -82,11 +97,15 @@ def build_chunks(doc: ParsedDocument, meta: dict[str, Any], pieces: list[Piece],
             continue
         source = SPAN_JOINER.join(view[s:e] for s, e in vspans)
         raw_spans = [doc.to_raw(s, e) for s, e in vspans]
-        embedding = source
+        lines: list[str] = []
         if header:
-            head = context_header(meta, piece.section_path, context_fields)
+            head = context_header(meta, piece.section_path, context_fields, speaker=piece.speaker)
             if head:
-                embedding = f"{head}\n\n{source}"
+                lines.append(head)
+        if piece.context and piece.context not in lines:
+            lines.append(piece.context)
+        # the context only ever precedes the exact source text
+        embedding = "\n\n".join(lines + [source])
         seq = len(chunks)
         chunks.append(Chunk(
             chunk_id=f"{doc.doc_id}#c{seq:05d}", chunk_set=chunk_set, doc_id=doc.doc_id, kind=piece.kind,

@@ -2,12 +2,22 @@
 subclass and list it here; its ``version`` joins every config hash that uses it."""
 from __future__ import annotations
 
+from .auto import Auto
 from .fixed import FixedChars
+from .fixed_tokens import FixedTokens
+from .packer import Packed
+from .paragraph import Paragraphs
 from .recursive import Recursive
+from .semantic import Semantic
+from .sentence import Sentences
 from .strategy import Strategy
 from .structure import Structure
+from .transcript import Transcript
 
-STRATEGIES: dict[str, Strategy] = {s.name: s for s in (FixedChars(), Recursive(), Structure())}
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
+    FixedChars(), Recursive(), Structure(), FixedTokens(), Sentences(), Paragraphs(), Semantic(),
+    Transcript(), Packed(), Auto(),
+)}
 
 
 def strategy_version(name: str) -> str:

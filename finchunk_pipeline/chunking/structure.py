@@ -2,8 +2,10 @@
 
 - A heading opens a section; its text (and any headings directly above it) travels with
   the first chunk of that section.
-- A table is one chunk (its rows never leave their header), and the footnotes its rows
-  cite are attached as further spans.
+- A table is one chunk (its rows never leave their header), with the caption / unit
+  paragraph right above it, and the footnotes its rows cite are attached as further spans.
+  With ``table_max_chars`` > 0 a larger table splits into row groups, each repeating the
+  caption, the header rows and the notes its rows cite (chunking/tables.py).
 - Paragraphs, lists and stray notes of one section are merged up to ``max_chars``; a block
   citing a footnote carries that footnote as a second span.
 - Nothing crosses a section boundary.
@@ -40,17 +42,30 @@ def cited_notes(block: Block, notes: dict[str, list[Block]]) -> list[Block]:
 
 class Structure(Strategy):
     name = "structure"
-    version = "2"  # 2: consecutive headings travel with the content below them
-    defaults = {"max_chars": 800, "attach_notes": True}
+    # 2: consecutive headings travel with the content below them
+    # 3: caption paragraph travels with its table; optional row groups (table_max_chars)
+    version = "3"
+    defaults = {"max_chars": 800, "attach_notes": True, "table_max_chars": 0}
 
     def check(self, p, where):
         if p["max_chars"] <= 0:
-            raise ValueError(f"{where}: max_chars must be > 0")
+            raise ValueError(f"{where}: parameter 'max_chars' must be > 0")
+        if p["table_max_chars"] < 0:
+            raise ValueError(f"{where}: parameter 'table_max_chars' must be >= 0 (0 = tables always whole)")
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        from .tables import caption_block, row_group_pieces, table_parts, table_piece
+
         p = self.resolve(params)
-        max_chars, attach = p["max_chars"], p["attach_notes"]
+        max_chars, attach, table_max = p["max_chars"], p["attach_notes"], p["table_max_chars"]
         notes = notes_by_mark(doc) if attach else {}
+        # caption / unit paragraphs directly above a table travel with the table
+        captions: set[str] = set()
+        for t in doc.blocks:
+            if t.kind == BlockKind.TABLE:
+                cap = caption_block(doc, t)
+                if cap is not None:
+                    captions.add(cap.block_id)
         # notes printed right below a table that cites them belong to that table's chunk
         consumed: set[str] = set()
         out: list[Piece] = []
@@ -92,25 +107,29 @@ class Structure(Strategy):
                 continue  # inside its table's chunk
             if b.kind == BlockKind.NOTE and b.block_id in consumed:
                 continue
+            if b.kind == BlockKind.PARAGRAPH and b.block_id in captions:
+                flush()
+                continue  # emitted with its table
             if b.kind == BlockKind.TABLE:
                 flush()
-                members = pending_heading + [b]
-                extra: list[Block] = []
+                parts = table_parts(doc, b)
+                whole = table_piece(doc, parts, pending_heading, notes if attach else {})
                 if attach:
-                    # the table cites through its rows: collect row-level marks
-                    rows = [r for r in blocks if r.parent_id == b.block_id]
-                    extra = extra_spans([b] + rows, {m.block_id for m in members})
                     # notes directly below the table are consumed by it
+                    attached = set(whole.block_ids)
                     for later in blocks[idx + 1:]:
                         if later.kind == BlockKind.TABLE_ROW and later.parent_id == b.block_id:
                             continue
-                        if later.kind == BlockKind.NOTE and later in extra:
+                        if later.kind == BlockKind.NOTE and later.block_id in attached:
                             consumed.add(later.block_id)
                             continue
                         break
-                spans = [(m.vstart, m.vend) for m in members] + [(n.vstart, n.vend) for n in extra]
-                out.append(Piece(spans, "table", b.section_path, b.block_id,
-                                 [m.block_id for m in members] + [n.block_id for n in extra]))
+                size = sum(e - s for s, e in whole.view_spans)
+                if table_max and size > table_max and parts.body_rows:
+                    out.extend(row_group_pieces(doc, parts, list(pending_heading), notes if attach else {},
+                                                len, table_max))
+                else:
+                    out.append(whole)
                 pending_heading.clear()
                 continue
             # paragraph, list, note, turn: merge within the section up to max_chars

@@ -1,0 +1,53 @@
+"""The per-document-class policy: each doc_type gets the strategy that preserves its evidence.
+
+- annual_report, research, prospectus, kid (and unknown types): structure;
+- 10-K, 10-Q (and their amendments), proxy: structure with table row groups (a table over
+  ``table_max_chars`` splits into row groups repeating caption, header, unit and notes);
+- earnings_call: transcript (question and answer together, speakers labelled).
+
+``doc_type`` comes from the document metadata passed to ``pieces``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..parse.model import ParsedDocument
+from .context import Piece
+from .strategy import Strategy
+from .structure import Structure
+from .transcript import Transcript
+
+ROW_GROUP_TYPES = ("10-k", "10-q", "proxy", "def 14a", "20-f", "8-k")
+TRANSCRIPT_TYPES = ("earnings_call",)
+
+
+def policy(doc_type: str | None) -> str:
+    t = (doc_type or "").strip().lower()
+    base = t.split("/")[0]  # 10-Q/A -> 10-q
+    if base in TRANSCRIPT_TYPES:
+        return "transcript"
+    if base in ROW_GROUP_TYPES:
+        return "structure_rows"
+    return "structure"
+
+
+class Auto(Strategy):
+    name = "auto"
+    version = "1"
+    defaults = {"max_chars": 800, "table_max_chars": 1500, "transcript_max_chars": 1500}
+
+    def check(self, p, where):
+        if p["max_chars"] <= 0:
+            raise ValueError(f"{where}: parameter 'max_chars' must be > 0")
+        if p["table_max_chars"] <= 0:
+            raise ValueError(f"{where}: parameter 'table_max_chars' must be > 0")
+        if p["transcript_max_chars"] < 100:
+            raise ValueError(f"{where}: parameter 'transcript_max_chars' must be >= 100")
+
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        p = self.resolve(params)
+        which = policy(meta.get("doc_type"))
+        if which == "transcript":
+            return Transcript().pieces(doc, {"max_chars": p["transcript_max_chars"]}, meta)
+        table_max = p["table_max_chars"] if which == "structure_rows" else 0
+        return Structure().pieces(doc, {"max_chars": p["max_chars"], "table_max_chars": table_max}, meta)

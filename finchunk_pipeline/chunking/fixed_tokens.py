@@ -1,0 +1,93 @@
+"""Fixed windows of model tokens with overlap, mapped back to exact character spans.
+
+The view text is tokenised once with the embedding model's tokenizer (no special tokens,
+no truncation); the tokenizer's character offsets turn a window of tokens into a view
+range. A window never starts inside a word (a ``##`` continuation piece moves the start
+forward), so re-tokenising the window's text gives (nearly) the same tokens.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..parse.model import ParsedDocument
+from .context import Piece
+from .sections import section_at
+from .strategy import Strategy
+
+
+@lru_cache(maxsize=4)
+def _tokenizer(model_path: str | None = None):
+    from tokenizers import Tokenizer
+
+    from .tokens import default_model_path
+
+    path = Path(model_path or default_model_path()) / "tokenizer.json"
+    tok = Tokenizer.from_file(str(path))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+def token_offsets(text: str, model_path: str | None = None) -> list[tuple[int, int, bool]]:
+    """(char start, char end, is_word_start) for every token of ``text`` (no special tokens)."""
+    enc = _tokenizer(model_path).encode(text, add_special_tokens=False)
+    out = []
+    prev_end = -1
+    for (s, e), tok in zip(enc.offsets, enc.tokens):
+        cont = tok.startswith("##") or (s == prev_end and s > 0 and text[s - 1].isalnum() and text[s].isalnum())
+        out.append((s, e, not cont))
+        prev_end = e
+    return out
+
+
+def token_windows(text: str, start: int, end: int, size: int, overlap: int = 0,
+                  model_path: str | None = None) -> list[tuple[int, int]]:
+    """Ranges of ``text[start:end]`` holding at most ``size`` tokens each (word-aligned starts)."""
+    if size <= 0 or not 0 <= overlap < size:
+        raise ValueError("need size > 0 and 0 <= overlap < size")
+    offs = token_offsets(text[start:end], model_path)
+    n = len(offs)
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < n:
+        while i < n and not offs[i][2] and i > 0:
+            i += 1
+        if i >= n:
+            break
+        j = min(i + size, n)
+        # end at a word boundary when the window is cut inside a word
+        if j < n and not offs[j][2]:
+            k = j
+            while k > i + 1 and not offs[k][2]:
+                k -= 1
+            if k > i:
+                j = k
+        out.append((start + offs[i][0], start + offs[j - 1][1]))
+        if j >= n:
+            break
+        nxt = j - overlap
+        i = nxt if nxt > i else j
+    return out
+
+
+class FixedTokens(Strategy):
+    """Windows of ``size`` model tokens, ``overlap`` tokens repeated (the token-true
+    counterpart of ``fixed``). ``size`` + 2 special tokens must stay under the model limit."""
+
+    name = "fixed_tokens"
+    version = "1"
+    defaults = {"size": 200, "overlap": 40}
+
+    def check(self, p, where):
+        if p["size"] <= 0:
+            raise ValueError(f"{where}: parameter 'size' must be > 0")
+        if not 0 <= p["overlap"] < p["size"]:
+            raise ValueError(f"{where}: parameter 'overlap' must be >= 0 and < size")
+
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        p = self.resolve(params)
+        view = doc.view_text
+        return [Piece([(s, e)], "window", section_at(doc, s))
+                for s, e in token_windows(view, 0, len(view), p["size"], p["overlap"]) if view[s:e].strip()]

@@ -1,0 +1,315 @@
+"""Token-budget packing of meaningful units (blocks or block pieces).
+
+The packer never truncates. A unit that does not fit the budget on its own is *refused*
+and returned to the caller, who splits it by structure (table rows, sentences, paragraphs)
+and packs the parts. The budget is below the model's limit (limit minus a margin) and the
+context header the embedding text will carry is paid for first:
+``source budget = budget - header tokens``.
+
+Counts include the model's special tokens ([CLS]/[SEP]). Joining units with
+``SPAN_JOINER`` adds no tokens for WordPiece-style tokenizers, so a group's count is
+estimated as ``sum(unit tokens without specials) + specials`` and then verified on the
+real joined text; a group the verification rejects is split again.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from .model import SPAN_JOINER
+
+
+def default_budget(max_tokens: int) -> int:
+    """Budget below the model limit: 256 -> 240, 512 -> 480 (limit minus max(16, limit/16))."""
+    return max_tokens - max(16, max_tokens // 16)
+
+
+class UnitTooLarge(ValueError):
+    def __init__(self, unit: "Unit", tokens: int, budget: int):
+        super().__init__(f"unit {unit.label or unit.spans} has {tokens} tokens; the source budget is {budget}")
+        self.unit, self.tokens, self.budget = unit, tokens, budget
+
+
+@dataclass
+class Unit:
+    """A meaningful piece of a document: view spans (reading order) + what it is."""
+    spans: list[tuple[int, int]]
+    kind: str = "text"
+    block_ids: list[str] = field(default_factory=list)
+    section_path: tuple[str, ...] = ()
+    parent_id: str | None = None
+    label: str = ""
+    breakable: bool = True   # False: keep apart (e.g. a whole table / a row group)
+    tokens: int = 0          # filled by the packer (with special tokens)
+    parts: dict = field(default_factory=dict)  # how to split it: lead / body / notes spans
+
+    def text(self, view: str) -> str:
+        return SPAN_JOINER.join(view[s:e] for s, e in self.spans)
+
+
+@dataclass
+class PackResult:
+    groups: list[list[Unit]]
+    refused: list[Unit]
+
+
+class Packer:
+    """``count(text) -> tokens incl. special tokens``; ``budget``: the limit for the whole
+    embedding text; ``special``: special tokens a count includes (2 for BERT-class)."""
+
+    def __init__(self, count: Callable[[str], int], budget: int, special: int | None = None,
+                 count_many: Callable[[list[str]], list[int]] | None = None):
+        if budget <= 0:
+            raise ValueError(f"budget must be > 0, got {budget}")
+        self.count = count
+        self.count_many = count_many or (lambda texts: [count(t) for t in texts])
+        self.budget = budget
+        self.special = count("") if special is None else special
+
+    @classmethod
+    def for_model(cls, model_path: str | None = None, budget: int = 0, margin: int = -1) -> "Packer":
+        from .tokens import token_counter
+
+        counter = token_counter(model_path)
+        if budget <= 0:
+            budget = default_budget(counter.max_tokens) if margin < 0 else counter.max_tokens - margin
+        if budget > counter.max_tokens:
+            raise ValueError(f"budget {budget} exceeds the model limit {counter.max_tokens}")
+        return cls(counter.count, budget, count_many=counter.count_many)
+
+    def header_tokens(self, header: str) -> int:
+        """Tokens the header adds to an embedding text (``header + "\\n\\n" + source``)."""
+        return 0 if not header else self.count(header) - self.special
+
+    def source_budget(self, header: str = "") -> int:
+        room = self.budget - self.header_tokens(header)
+        if room <= self.special:
+            raise ValueError(f"the context header leaves no room for source text: {header!r} "
+                             f"({self.header_tokens(header)} tokens of a {self.budget}-token budget)")
+        return room
+
+    def fits(self, text: str, header: str = "") -> bool:
+        return self.count(text) <= self.source_budget(header)
+
+    def pack(self, units: Sequence[Unit], view: str, header: str | Callable[[Unit], str] = "",
+             strict: bool = False) -> PackResult:
+        """Greedy packing in reading order. Units that do not fit alone are refused (or
+        raise UnitTooLarge when ``strict``). Units never split, never truncate.
+
+        ``header``: the context header the chunk's embedding text will carry (or a function
+        of the group's first unit); the source budget is what it leaves."""
+        head = header if callable(header) else (lambda u, h=header: h)
+        texts = [u.text(view) for u in units]
+        counts = self.count_many(texts)
+        groups: list[list[Unit]] = []
+        refused: list[Unit] = []
+        cur: list[Unit] = []
+        cur_tokens = 0
+        cur_budget = 0
+
+        def close() -> None:
+            nonlocal cur, cur_tokens
+            if cur:
+                groups.extend(self._verify(cur, view, cur_budget))
+            cur, cur_tokens = [], 0
+
+        for u, t in zip(units, counts):
+            u.tokens = t
+            budget = self.source_budget(head(u))
+            if t > budget:
+                if strict:
+                    raise UnitTooLarge(u, t, budget)
+                close()
+                refused.append(u)
+                continue
+            if not u.breakable:
+                close()
+                cur_budget = budget
+                cur, cur_tokens = [u], t
+                close()
+                continue
+            if cur and (cur_tokens + t - self.special > cur_budget):
+                close()
+            if not cur:
+                cur_budget = budget
+                cur_tokens = t
+            else:
+                cur_tokens += t - self.special
+            cur.append(u)
+        close()
+        return PackResult(groups, refused)
+
+    def _verify(self, group: list[Unit], view: str, budget: int) -> list[list[Unit]]:
+        if len(group) == 1:
+            return [group]
+        text = SPAN_JOINER.join(u.text(view) for u in group)
+        if self.count(text) <= budget:
+            return [group]
+        mid = len(group) // 2
+        return self._verify(group[:mid], view, budget) + self._verify(group[mid:], view, budget)
+
+
+# ---------------------------------------------------------------------- the packed strategy
+from ..parse.model import Block, BlockKind, ParsedDocument  # noqa: E402
+from .context import Piece, context_header  # noqa: E402
+from .strategy import Strategy  # noqa: E402
+
+ALL_CONTEXT_FIELDS = ("title", "issuer", "period", "doc_type", "section", "speaker")
+
+
+def _kind_of(units: list[Unit]) -> str:
+    kinds = {u.kind for u in units}
+    if len(kinds) == 1:
+        return next(iter(kinds))
+    return "mixed"
+
+
+def units_to_pieces(groups: list[list[Unit]]) -> list[Piece]:
+    out: list[Piece] = []
+    for g in groups:
+        spans = sorted({sp for u in g for sp in u.spans})
+        ids: list[str] = []
+        for u in g:
+            ids.extend(i for i in u.block_ids if i not in ids)
+        parent = g[0].parent_id if all(u.parent_id == g[0].parent_id for u in g) else None
+        out.append(Piece(spans, _kind_of(g), g[0].section_path, parent, ids))
+    return out
+
+
+class Packed(Strategy):
+    """Token-budgeted structure packing: structure units (paragraphs, lists, notes, turns,
+    whole tables with caption and cited notes) packed up to the model budget within a
+    section; a table over the budget becomes row groups repeating caption, header and
+    cited notes; a paragraph over it becomes sentences; a sentence or row over it becomes
+    word-aligned token windows. No chunk exceeds the budget, and no text is cut silently.
+
+    ``budget`` 0 = model limit minus a margin (MiniLM 256 -> 240, 512 models -> 480).
+    ``reserve_header``: leave room for the fullest context header (title, issuer, period,
+    doc_type, section), so the chunks fit whether or not the chunk set adds a header."""
+
+    name = "packed"
+    version = "1"
+    defaults = {"budget": 0, "reserve_header": True, "attach_notes": True}
+
+    def check(self, p, where):
+        if p["budget"] < 0:
+            raise ValueError(f"{where}: parameter 'budget' must be >= 0 (0 = model limit minus a margin)")
+        if p["budget"]:
+            from .tokens import token_counter
+
+            limit = token_counter().max_tokens
+            if p["budget"] > limit:
+                raise ValueError(f"{where}: parameter 'budget' {p['budget']} exceeds the model limit {limit}")
+
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        p = self.resolve(params)
+        packer = Packer.for_model(budget=p["budget"])
+        return pack_document(doc, meta, packer, reserve_header=p["reserve_header"], attach_notes=p["attach_notes"])
+
+
+def pack_document(doc: ParsedDocument, meta: dict[str, Any], packer: Packer, reserve_header: bool = True,
+                  attach_notes: bool = True) -> list[Piece]:
+    from .fixed_tokens import token_windows
+    from .sentence import split_sentences
+    from .structure import cited_notes, notes_by_mark
+    from .tables import caption_block, row_group_pieces, spans_text, table_parts, table_piece
+
+    view = doc.view_text
+    notes = notes_by_mark(doc) if attach_notes else {}
+
+    def header(section_path: tuple[str, ...]) -> str:
+        return context_header(meta, section_path, ALL_CONTEXT_FIELDS) if reserve_header else ""
+
+    def windows(s: int, e: int, sec: tuple[str, ...], ids: list[str], kind: str, parent=None) -> list[Unit]:
+        room = packer.source_budget(header(sec)) - packer.special
+        return [Unit([(ws, we)], kind, list(ids), sec, parent, label="window")
+                for ws, we in token_windows(view, s, e, max(8, room - 4))]
+
+    def split_unit(u: Unit) -> list[Unit]:
+        """A refused unit -> smaller units by structure (never truncated)."""
+        sec = u.section_path
+        if u.label == "paragraph" and u.parts:
+            lead, (body_s, body_e), rest = u.parts["lead"], u.parts["body"], u.parts["notes"]
+            sents = [Unit(((lead if k == 0 else []) + [(s, e)]), u.kind, list(u.block_ids), sec, u.parent_id,
+                          label="sentence")
+                     for k, (s, e) in enumerate(split_sentences(view, body_s, body_e))]
+            notes_u = [Unit([sp], "note", list(u.block_ids), sec, u.parent_id, label="sentence") for sp in rest]
+            if len(sents) <= 1 and not lead and not rest:
+                return windows(body_s, body_e, sec, u.block_ids, u.kind, u.parent_id)
+            return sents + notes_u
+        if u.label == "sentence" and len(u.spans) > 1:
+            return [Unit([sp], u.kind, list(u.block_ids), sec, u.parent_id, label="sentence") for sp in u.spans]
+        out: list[Unit] = []
+        for s, e in u.spans:
+            out.extend(windows(s, e, sec, u.block_ids, u.kind, u.parent_id))
+        return out
+
+    captions = {}
+    for t in doc.blocks:
+        if t.kind == BlockKind.TABLE:
+            cap = caption_block(doc, t)
+            if cap is not None:
+                captions[cap.block_id] = t.block_id
+    consumed: set[str] = set()
+    sections: list[list[Unit]] = []
+    pending: list[Block] = []
+
+    def add(u: Unit) -> None:
+        if sections and sections[-1] and sections[-1][-1].section_path == u.section_path:
+            sections[-1].append(u)
+        else:
+            sections.append([u])
+
+    for b in doc.blocks:
+        if b.kind == BlockKind.HEADING:
+            pending.append(b)
+            continue
+        if b.kind == BlockKind.TABLE_ROW or b.block_id in consumed or b.attrs.get("furniture"):
+            continue
+        if b.kind == BlockKind.PARAGRAPH and b.block_id in captions:
+            continue
+        lead = [(h.vstart, h.vend) for h in pending]
+        lead_ids = [h.block_id for h in pending]
+        if b.kind == BlockKind.TABLE:
+            parts = table_parts(doc, b)
+            whole = table_piece(doc, parts, list(pending), notes)
+            consumed.update(i for i in whole.block_ids)
+            sec = b.section_path
+            limit = packer.source_budget(header(sec))
+            if packer.count(spans_text(view, whole.view_spans)) <= limit or not parts.body_rows:
+                add(Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False))
+            else:
+                def oversized(row: Block, fixed: list[tuple[int, int]], sec=sec, b=b) -> list[Piece]:
+                    return [Piece(w.spans, "table_rows", sec, b.block_id, w.block_ids)
+                            for w in windows(row.vstart, row.vend, sec, [row.block_id], "table_rows", b.block_id)]
+
+                for pc in row_group_pieces(doc, parts, list(pending), notes, packer.count, limit, oversized):
+                    add(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False))
+            pending = []
+            continue
+        extra = cited_notes(b, notes) if notes else []
+        extra = [n for n in extra if n.block_id not in consumed and n.seq > b.seq]
+        consumed.update(n.block_id for n in extra)
+        spans = lead + [(b.vstart, b.vend)] + [(n.vstart, n.vend) for n in extra]
+        add(Unit(spans, b.kind if b.kind != BlockKind.PARAGRAPH else "text",
+                 lead_ids + [b.block_id] + [n.block_id for n in extra], b.section_path, None, "paragraph",
+                 parts={"lead": lead, "body": (b.vstart, b.vend), "notes": [(n.vstart, n.vend) for n in extra]}))
+        pending = []
+    if pending:
+        add(Unit([(h.vstart, h.vend) for h in pending], "heading", [h.block_id for h in pending],
+                 pending[0].section_path, None, "paragraph"))
+
+    groups: list[list[Unit]] = []
+    for units in sections:
+        head = header(units[0].section_path)
+        for _ in range(6):  # refused units are split by structure, then packed again
+            res = packer.pack(units, view, head)
+            if not res.refused:
+                break
+            refused = {id(u) for u in res.refused}
+            units = [x for u in units for x in (split_unit(u) if id(u) in refused else [u])]
+        else:
+            res = packer.pack(units, view, head, strict=True)
+        groups.extend(res.groups)
+    groups.sort(key=lambda g: g[0].spans[0][0])
+    return units_to_pieces(groups)

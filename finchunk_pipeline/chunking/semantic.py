@@ -1,0 +1,124 @@
+"""Semantic chunking: cut where neighbouring sentence windows stop talking about the same thing.
+
+Units are sentences of text blocks and rows of tables (sentence.sentence_units). Each unit
+is embedded once with the embedding model (cached per process by text); the embedding of a
+window is the normalised mean of its units'. At each gap between units, the cosine
+similarity of the ``window`` units before and after is computed; gaps whose similarity is
+below the ``percentile``-th percentile of the document's similarities become cuts. Section
+changes always cut; a chunk never exceeds ``max_chars`` (extra cuts at the lowest
+similarities inside it) and a chunk under ``min_chars`` merges with its neighbour.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any
+
+import numpy as np
+
+from ..parse.model import ParsedDocument
+from .context import Piece
+from .sentence import sentence_units
+from .strategy import Strategy
+
+_MODELS: dict[str, Any] = {}
+_CACHE: dict[tuple[str, str], np.ndarray] = {}
+_CACHE_MAX = 200_000
+
+
+def _model(model_path: str):
+    if model_path not in _MODELS:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer  # lazy: the import costs ~10 s
+
+        _MODELS[model_path] = SentenceTransformer(model_path, device="cpu")
+    return _MODELS[model_path]
+
+
+def embed(texts: list[str], model_path: str | None = None) -> np.ndarray:
+    """Normalised embeddings, cached per process by (model, text hash)."""
+    from .tokens import default_model_path
+
+    path = model_path or default_model_path()
+    keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+    missing = sorted({k: t for k, t in zip(keys, texts) if (path, k) not in _CACHE}.items())
+    if missing:
+        vecs = _model(path).encode([t for _, t in missing], batch_size=64, normalize_embeddings=True,
+                                   show_progress_bar=False, convert_to_numpy=True)
+        if len(_CACHE) > _CACHE_MAX:
+            _CACHE.clear()
+        for (k, _), v in zip(missing, vecs):
+            _CACHE[(path, k)] = v.astype(np.float32)
+    return np.stack([_CACHE[(path, k)] for k in keys]) if keys else np.zeros((0, 384), np.float32)
+
+
+def gap_similarities(vecs: np.ndarray, window: int) -> np.ndarray:
+    """Cosine similarity between the windows before and after each gap (len(vecs) - 1)."""
+    n = len(vecs)
+    out = np.ones(max(0, n - 1), dtype=np.float32)
+    csum = np.vstack([np.zeros((1, vecs.shape[1]), np.float32), np.cumsum(vecs, axis=0)])
+    for g in range(n - 1):  # gap after unit g
+        a = csum[g + 1] - csum[max(0, g + 1 - window)]
+        b = csum[min(n, g + 1 + window)] - csum[g + 1]
+        na, nb = np.linalg.norm(a), np.linalg.norm(b)
+        out[g] = float(a @ b / (na * nb)) if na and nb else 1.0
+    return out
+
+
+class Semantic(Strategy):
+    name = "semantic"
+    version = "1"
+    defaults = {"window": 2, "percentile": 25.0, "min_chars": 200, "max_chars": 1200}
+
+    def check(self, p, where):
+        if p["window"] < 1:
+            raise ValueError(f"{where}: parameter 'window' must be >= 1")
+        if not 0 < p["percentile"] < 100:
+            raise ValueError(f"{where}: parameter 'percentile' must be between 0 and 100")
+        if p["max_chars"] <= 0 or not 0 <= p["min_chars"] < p["max_chars"]:
+            raise ValueError(f"{where}: parameter 'min_chars' must be >= 0 and < max_chars (> 0)")
+
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        p = self.resolve(params)
+        view = doc.view_text
+        units = sentence_units(doc, include_headings=True)
+        if not units:
+            return []
+        vecs = embed([view[s:e] for (s, e), _ in units])
+        sims = gap_similarities(vecs, p["window"])
+        thr = float(np.percentile(sims, p["percentile"])) if len(sims) else 1.0
+        cuts = {g + 1 for g in range(len(sims)) if sims[g] < thr
+                or units[g][1].section_path != units[g + 1][1].section_path}
+        bounds = sorted(cuts | {0, len(units)})
+        segs = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+
+        def chars(a: int, b: int) -> int:
+            return units[b - 1][0][1] - units[a][0][0]
+
+        # enforce max_chars: cut oversized segments at their lowest similarity gaps
+        final: list[tuple[int, int]] = []
+        stack = list(reversed(segs))
+        while stack:
+            a, b = stack.pop()
+            if chars(a, b) > p["max_chars"] and b - a > 1:
+                g = a + int(np.argmin(sims[a:b - 1])) + 1
+                stack.extend([(g, b), (a, g)])
+            else:
+                final.append((a, b))
+        # merge small segments into the previous one of the same section (if it stays under max)
+        merged: list[tuple[int, int]] = []
+        for a, b in final:
+            if merged and chars(a, b) < p["min_chars"]:
+                pa, _ = merged[-1]
+                if units[pa][1].section_path == units[a][1].section_path and chars(pa, b) <= p["max_chars"]:
+                    merged[-1] = (pa, b)
+                    continue
+            merged.append((a, b))
+        out: list[Piece] = []
+        for a, b in merged:
+            group = units[a:b]
+            kinds = {u[1].kind for u in group}
+            kind = "table_rows" if kinds == {"table_row"} else ("sentences" if "table_row" not in kinds else "mixed")
+            out.append(Piece([u[0] for u in group], kind, group[0][1].section_path, None,
+                             list(dict.fromkeys(u[1].block_id for u in group))))
+        return out

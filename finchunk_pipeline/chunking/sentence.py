@@ -1,0 +1,173 @@
+"""Financial-aware sentence splitting on positions, and the ``sentence`` strategy.
+
+``split_sentences(text, start, end)`` returns view ranges (no text is copied), so every
+sentence keeps its exact span. It does not split after abbreviations (``U.S.``, ``Inc.``,
+``No. 5``, ``approx.``, initials), inside numbers (``$1.2 million``, ``3.5%``), before a
+lower-case continuation, or inside parentheses opened in the same sentence. Pre-tokenised
+text (``... respectively . the company ...``, as in FinQA) splits at a free-standing period.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..parse.model import Block, BlockKind, ParsedDocument
+from .context import Piece
+from .strategy import Strategy
+
+ABBREVIATIONS = frozenset("""
+inc corp co ltd llc plc lp llp bv nv sa ag gmbh no nos mr mrs ms dr prof st jr sr vs v etc approx
+est dept div fig figs ref refs sec art para pp vol ed eds jan feb mar apr jun jul aug sep sept oct nov dec
+mon tue wed thu fri sat sun e.g i.e u.s u.k u.n e.u a.m p.m cf al ca op yr yrs mo mos avg min max incl excl
+bn mn mln bil tr pts
+""".split())
+
+# candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace
+_BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)")
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.&]*)\.$")
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """``text[dot] == '.'``: does the word ending at it look like an abbreviation?"""
+    lo = max(0, dot - 20)
+    m = _WORD_BEFORE.search(text, lo, dot + 1)
+    if not m:
+        return False
+    word = m.group(1).lower().rstrip(".")
+    if word in ABBREVIATIONS:
+        return True
+    if len(word) == 1:  # an initial: "J. Smith", "Class A. shares" (rare)
+        return True
+    if "." in word and len(word) <= 6:  # U.S, e.g, N.A
+        return True
+    return False
+
+
+def split_sentences(text: str, start: int = 0, end: int | None = None, min_chars: int = 1) -> list[tuple[int, int]]:
+    """Sentence ranges tiling ``text[start:end]`` (whitespace trimmed at edges).
+
+    Paragraph breaks (a blank line) always end a sentence."""
+    end = len(text) if end is None else end
+    cuts: list[int] = []
+    # blank lines always split
+    for m in re.finditer(r"\n\s*\n", text[start:end]):
+        cuts.append(start + m.start())
+    pos = start
+    for m in _BOUNDARY.finditer(text, start, end):
+        b = m.end()
+        punct = text[m.start()]
+        after = b
+        while after < end and text[after].isspace():
+            after += 1
+        if after >= end:
+            continue
+        nxt = text[after]
+        if punct == ".":
+            free = m.start() > start and text[m.start() - 1] == " "  # pre-tokenised " . "
+            if not free:
+                if _is_abbreviation(text, m.start() + len(m.group(0).rstrip("\"'”’)]")) - 1):
+                    # "No. 5", "U.S. Treasury", "Inc. reported": an abbreviation is a boundary
+                    # only when it closes a sentence followed by a clear new one, which we
+                    # cannot tell reliably; keep it together
+                    continue
+                if not (nxt.isupper() or nxt.isdigit() or nxt in "\"'“‘([$€£"):
+                    continue
+        else:
+            if nxt.islower():
+                continue
+        # an open parenthesis in the current sentence: not a boundary
+        seg = text[pos:m.start()]
+        if seg.count("(") > seg.count(")"):
+            continue
+        cuts.append(b)
+        pos = b
+    cuts = sorted(set(c for c in cuts if start < c < end))
+    out: list[tuple[int, int]] = []
+    prev = start
+    for c in cuts + [end]:
+        s, e = prev, c
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            if out and (e - s) < min_chars and out[-1][1] <= s:
+                out[-1] = (out[-1][0], e)
+            else:
+                out.append((s, e))
+        prev = c
+    return out
+
+
+CONTENT_KINDS = (BlockKind.PARAGRAPH, BlockKind.LIST, BlockKind.NOTE, BlockKind.TURN)
+
+
+def sentence_units(doc: ParsedDocument, include_headings: bool = False) -> list[tuple[tuple[int, int], Block]]:
+    """Reading-order units: sentences of text blocks, rows of tables (each with its block)."""
+    units: list[tuple[tuple[int, int], Block]] = []
+    view = doc.view_text
+    for b in doc.blocks:
+        if b.kind == BlockKind.TABLE:
+            continue
+        if b.kind == BlockKind.TABLE_ROW:
+            units.append(((b.vstart, b.vend), b))
+        elif b.kind == BlockKind.HEADING:
+            if include_headings:
+                units.append(((b.vstart, b.vend), b))
+        elif b.attrs.get("furniture"):
+            continue
+        else:
+            for s, e in split_sentences(view, b.vstart, b.vend):
+                units.append(((s, e), b))
+    return units
+
+
+class Sentences(Strategy):
+    """Windows of ``n`` sentences (table rows count as sentences) with ``overlap`` sentences
+    repeated; a window never crosses a section boundary; a section's heading travels with
+    the section's first window."""
+
+    name = "sentence"
+    version = "1"
+    defaults = {"n": 5, "overlap": 1, "max_chars": 2000}
+
+    def check(self, p, where):
+        if p["n"] <= 0:
+            raise ValueError(f"{where}: parameter 'n' must be > 0")
+        if not 0 <= p["overlap"] < p["n"]:
+            raise ValueError(f"{where}: parameter 'overlap' must be >= 0 and < n")
+        if p["max_chars"] <= 0:
+            raise ValueError(f"{where}: parameter 'max_chars' must be > 0")
+
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        p = self.resolve(params)
+        n, max_chars = p["n"], p["max_chars"]
+        units = sentence_units(doc, include_headings=True)
+        # runs of units of one section
+        runs: list[list[tuple[tuple[int, int], Block]]] = []
+        for u in units:
+            if runs and runs[-1][-1][1].section_path == u[1].section_path:
+                runs[-1].append(u)
+            else:
+                runs.append([u])
+        out: list[Piece] = []
+        for run in runs:
+            i = 0
+            while i < len(run):
+                j = i
+                while j < len(run) and j - i < n and (j == i or run[j][0][1] - run[i][0][0] <= max_chars):
+                    j += 1
+                group = run[i:j]
+                spans = [u[0] for u in group]
+                kinds = {u[1].kind for u in group}
+                kind = "sentences" if kinds <= set(CONTENT_KINDS) | {BlockKind.HEADING} else (
+                    "table_rows" if kinds <= {BlockKind.TABLE_ROW} else "mixed")
+                ids: list[str] = []
+                for u in group:
+                    if u[1].block_id not in ids:
+                        ids.append(u[1].block_id)
+                out.append(Piece(spans, kind, group[0][1].section_path, None, ids))
+                if j >= len(run):
+                    break
+                i = j - p["overlap"] if j - p["overlap"] > i else j
+        return out
