@@ -177,24 +177,25 @@ def ten_q(c: _Ctx, q: int, amendment: bool):
         "on Form 10-K.")
 
     period = f"quarter ended {long_date(qe)}"
-    if not amendment:
+    # Questions about the amended quarter go to the 10-Q/A (the original repeats its passages, so a gold
+    # passage there would be ambiguous); the point-in-time questions cover the original.
+    if amendment or q != f.amended_q:
         name = iss.name
         # filing_period: a figure for a named period column
         picks = [("revenues", "revenue", 0), ("net income", "net_income", 2 if q > 1 else 1),
                  ("research and development expenses", "rnd", 1)]
-        if q == f.amended_q:
-            picks[0] = ("cost of revenues", "cost", 0)
         for what, key, col in picks:
             kind, year, lab = col_names[col]
             qs.append(Question(
-                f"What were {name}'s {what} for the {lab.lower()} {_md(qe)}, {year}, as reported in its Form 10-Q "
-                f"for the {period}?", "filing_period", [doc_id], heads + [ops[key]], money(cols[col][key])))
+                f"What were {name}'s {what} for the {lab.lower()} {_md(qe)}, {year}, as reported in its Form "
+                f"{form} for the {period}?", "filing_period", [doc_id], heads + [ops[key]], money(cols[col][key])))
         qs.append(Question(
             f"What sales returns and allowances were netted from {name}'s revenues for the three months ended "
-            f"{long_date(qe)}?", "footnote", [doc_id], [ops["revenue"], n1], f"${money(c.returns[q - 1])} million"))
+            f"{long_date(qe)}, per its Form {form}?", "footnote", [doc_id], [ops["revenue"], n1],
+            f"${money(c.returns[q - 1])} million"))
         qs.append(Question(
             f"By what percentage did {name}'s revenues change in the three months ended {long_date(qe)} versus the "
-            f"prior-year period, according to its 10-Q?", "text", [doc_id], [p_mda], f"{abs(chg):.1f}%"))
+            f"prior-year period, according to its Form {form}?", "text", [doc_id], [p_mda], f"{abs(chg):.1f}%"))
     facts_durations = [(c.q_start(q), qe, q_cur, eps(q_cur["net_income"], f.shares))]
     if q > 1:
         facts_durations.append((f.fy_start, qe, y_cur, eps(y_cur["net_income"], f.shares)))
