@@ -142,7 +142,7 @@ def fact_sets(draw):
     return rows, as_of
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fact_sets())
 def test_property_no_answer_uses_a_fact_filed_after_as_of(data):
     rows, as_of = data
