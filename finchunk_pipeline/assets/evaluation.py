@@ -1,26 +1,46 @@
 """Group "evaluation": per chunk set retrieval scores, then the side-by-side report."""
 
+from pathlib import Path
+
 from dagster import (AssetExecutionContext, AutomationCondition, DataVersion, MaterializeResult,
                      MetadataValue, asset)
 
-from ..evaluation.report import build_report, render_markdown, write_report
-from ..evaluation.retrieval import MODES, evaluate_retriever
-from ..index.retrievers import load_retriever
+from ..evaluation.plots import write_plots
+from ..evaluation.report import append_history, build_report, render_markdown, write_report
+from ..evaluation.retrieval import EXPANDED, MODES, evaluate_retriever
+from ..index.retrievers import NEEDS, index_exists, load_retriever
 from ..storage import read_json, stable_hash, write_json
+from .dense import faiss_index
 from .indexes import bm25_index
 from .partitions import chunk_set_partitions
 from .resources import PipelineResource
 
-EVALUATION_VERSION = "1"
+EVALUATION_VERSION = "2"
+
+
+def _dir_bytes(folder) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) if folder.exists() else 0
+
+
+def _expander(chunks, ws, config):
+    """Bounded parent expansion (chunking/expand.py) when that module exists, else None."""
+    try:
+        from ..chunking import expand  # noqa: F401
+    except ImportError:
+        return None
+    make = getattr(expand, "make_expander", None)
+    return make(chunks, ws, config) if make is not None else None
 
 
 @asset(
     group_name="evaluation",
-    deps=[bm25_index],
+    deps=[bm25_index, faiss_index],
     partitions_def=chunk_set_partitions,
     code_version=EVALUATION_VERSION,
-    description="recall@k (k = 1..10), full coverage and characters delivered for one chunk set, per "
-                "retriever, globally and filtered to the question's documents, overall and by question type.",
+    description="recall@k (k = 1..10), full coverage and characters delivered; recall at character budgets "
+                "(500..3000); character precision / IoU and answer containment (k = 5 and 1500 chars), for "
+                "one chunk set, per retriever, globally / filtered to the question's documents (/ expanded), "
+                "overall, by question type and on the table and footnote slices.",
 )
 def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     config = pipeline.chunker_config(context.partition_key)
@@ -32,14 +52,22 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
     base = {"name": config.name, "version": config.version_name, "strategy": config.strategy,
             "params": config.params, "header": config.header,
             **{k: manifest[k] for k in ("chunks", "mean_chars", "mean_tokens", "max_tokens",
-                                        "over_limit_fraction", "duplication")}}
+                                        "over_limit_fraction", "duplication")},
+            "index_bytes": _dir_bytes(ws.index_dir(config.version_name)),
+            "chunk_bytes": ws.chunks.path(config.version_name).stat().st_size}
     entries = []
     if corpus.labelled:
-        chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "embedding_text"])
+        chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "embedding_text", "source_text"])
+        expander = _expander(chunks, ws, config)
         for name in pipeline.retriever_names():
+            if not index_exists(name, ws.index_dir(config.version_name)):
+                why = "dense: false in the chunker config" if "dense" in NEEDS.get(name, ()) and not config.dense else "no index built"
+                context.log.info(f"{config.name}: {name} skipped ({why})")
+                continue
             retriever = load_retriever(name, ws.index_dir(config.version_name), chunks, pipeline.model())
-            for mode in MODES:
-                result = evaluate_retriever(retriever, chunks, corpus.passages, corpus.questions, mode)
+            for mode in MODES + ((EXPANDED,) if expander is not None else ()):
+                result = evaluate_retriever(retriever, chunks, corpus.passages, corpus.questions, mode,
+                                            expander=expander)
                 entries.append({**base, **result.summary()})
                 r3 = result.summary()["curve"][2]["recall"]
                 context.log.info(f"{config.name} {name} {mode}: recall@3 = {r3:.3f}")
@@ -50,8 +78,14 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
                "chunk_set": base, "entries": entries}
     path = write_json(ws.evaluation_dir(config.version_name) / "evaluation.json", payload)
     md = {f"recall@3 {e['retriever']}/{e['mode']}": round(e["curve"][2]["recall"] or 0, 4) for e in entries}
+    md.update({f"recall@5 {e['retriever']}/{e['mode']}": round(e["curve"][4]["recall"] or 0, 4) for e in entries})
+    md.update({f"recall@1500ch {e['retriever']}/{e['mode']}": round(e["budget"][2]["recall"] or 0, 4)
+               for e in entries if e.get("budget")})
+    if entries:
+        append_history(ws.root / "evaluations", config.name, config.version_name, entries)
     return MaterializeResult(
-        metadata={"version": config.version_name, "labelled": corpus.labelled, "path": MetadataValue.path(str(path)), **md},
+        metadata={"version": config.version_name, "labelled": corpus.labelled, "path": MetadataValue.path(str(path)),
+                  "index_bytes": base["index_bytes"], "duplication": round(base["duplication"], 3), **md},
         data_version=DataVersion(stable_hash(payload)),
     )
 
@@ -78,12 +112,18 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
         context.log.warning(f"chunk sets not evaluated yet (materialize their partitions): {missing}")
     questions = 0 if corpus.questions is None else len(corpus.questions)
     report = build_report(corpus.name, questions, entries)
-    js, md_path = write_report(report, ws.settings.out_dir)
+    plots = {}
+    try:
+        plots = write_plots(report, ws.settings.out_dir)
+    except ImportError as exc:  # matplotlib is a dependency; a broken install must not lose the report
+        context.log.warning(f"plots skipped: {exc}")
+    js, md_path = write_report(report, ws.settings.out_dir, {k: Path(v).name for k, v in plots.items()})
     write_json(ws.root / "last_report.json", report)
     return MaterializeResult(metadata={
-        "report": MetadataValue.md(render_markdown(report)),
+        "report": MetadataValue.md(render_markdown(report, plots)),
         "evaluation_json": MetadataValue.path(str(js)),
         "evaluation_md": MetadataValue.path(str(md_path)),
+        **{f"plot_{k}": MetadataValue.path(v) for k, v in plots.items()},
         "chunk_sets": len({e["name"] for e in entries}),
         "not_evaluated": MetadataValue.json(missing),
     })

@@ -1,17 +1,52 @@
-"""Score one retriever over one chunk set against a corpus's labelled questions."""
+"""Score one retriever over one chunk set against a corpus's labelled questions.
+
+Per question: recall@k / full coverage / characters for k = 1..10 (``recall.py``), recall and
+full coverage at fixed character budgets (``budget.py``), character precision and IoU
+(``precision.py``) and answer containment (``containment.py``), each at k = 5 whole chunks and
+at a 1500-character budget. Modes: ``global`` (whole index), ``filtered`` (restricted to the
+question's documents) and ``expanded`` (global ranking, each chunk delivered with its bounded
+parent expansion: only when an expander is passed, see ``evaluate_retriever``).
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..chunking.store import spans_of
+from .budget import BUDGETS, REPORT_BUDGET, BudgetScore, DeliveredChunk, budget_curve, deliver, score_budgets
+from .containment import contains_answer, scorable
+from .precision import precision_iou
 from .recall import QuestionScore, RankedChunk, by_type, curve, score_question
 
 MAX_K = 10
 REPORT_K = 5
+DEPTH = 64            # chunks retrieved per question: enough to fill the largest budget
 MODES = ("global", "filtered")
+EXPANDED = "expanded"
+ALL_MODES = MODES + (EXPANDED,)
+
+# Difficult slices (question types), reported separately.
+SLICES = {
+    "tables": ("table", "table_and_note", "filing_period", "table_and_text"),
+    "footnotes": ("footnote", "table_and_note", "text_and_note", "proxy_footnote"),
+}
+
+# expander(row) -> raw spans of the chunk at that row of chunks.parquet, expanded to its bounded parent context
+Expander = Callable[[int], Sequence[tuple[int, int]]]
+
+
+@dataclass
+class QuestionExtras:
+    budget: BudgetScore
+    precision_k: float = 0.0
+    iou_k: float = 0.0
+    precision_b: float = 0.0
+    iou_b: float = 0.0
+    contained_k: bool | None = None   # None: not scorable (type skipped or no answer)
+    contained_b: bool | None = None
 
 
 @dataclass
@@ -20,9 +55,36 @@ class RetrievalEvaluation:
     mode: str
     questions: int
     scores: list[QuestionScore]
+    extras: list[QuestionExtras] = field(default_factory=list)
+
+    def _answerable(self):
+        return [(s, x) for s, x in zip(self.scores, self.extras) if s.n_gold > 0]
+
+    def _mean(self, attr: str, pairs=None):
+        pairs = self._answerable() if pairs is None else pairs
+        return sum(getattr(x, attr) for _, x in pairs) / len(pairs) if pairs else None
+
+    def _containment(self, attr: str, extras=None):
+        vals = [getattr(x, attr) for x in (self.extras if extras is None else extras) if getattr(x, attr) is not None]
+        return (sum(vals) / len(vals) if vals else None), len(vals)
+
+    def _group(self, types: Sequence[str]) -> dict:
+        pairs = [(s, x) for s, x in zip(self.scores, self.extras) if s.question_type in types]
+        ans = [(s, x) for s, x in pairs if s.n_gold > 0]
+        n = len(ans)
+        ck, nc = self._containment("contained_k", [x for _, x in pairs])
+        return {
+            "questions": n,
+            "k": REPORT_K,
+            "recall": sum(s.recall(REPORT_K) for s, _ in ans) / n if n else None,
+            "full_coverage": sum(s.full(REPORT_K) for s, _ in ans) / n if n else None,
+            "budget_chars": REPORT_BUDGET,
+            "recall_at_budget": sum(x.budget.retrieved[REPORT_BUDGET] / s.n_gold for s, x in ans) / n if n else None,
+            "answer_containment": ck, "containment_questions": nc,
+        }
 
     def summary(self) -> dict:
-        return {
+        out = {
             "retriever": self.retriever,
             "mode": self.mode,
             "questions": self.questions,
@@ -30,6 +92,23 @@ class RetrievalEvaluation:
             "curve": curve(self.scores, MAX_K),
             "by_type": by_type(self.scores, REPORT_K),
         }
+        if not self.extras:
+            return out
+        for t, entry in out["by_type"].items():
+            entry.update({k: v for k, v in self._group((t,)).items() if k not in entry})
+        ck, nk = self._containment("contained_k")
+        cb, _ = self._containment("contained_b")
+        out.update({
+            "budget": budget_curve([x.budget for x in self.extras], BUDGETS),
+            "precision": {"k": REPORT_K, "value": self._mean("precision_k"),
+                          "chars": REPORT_BUDGET, "value_at_budget": self._mean("precision_b")},
+            "iou": {"k": REPORT_K, "value": self._mean("iou_k"),
+                    "chars": REPORT_BUDGET, "value_at_budget": self._mean("iou_b")},
+            "answer_containment": {"k": REPORT_K, "value": ck, "chars": REPORT_BUDGET,
+                                   "value_at_budget": cb, "questions": nk},
+            "slices": {name: self._group(types) for name, types in SLICES.items()},
+        })
+        return out
 
 
 def gold_spans(passages: pd.DataFrame) -> dict[str, tuple[str, int, int]]:
@@ -37,23 +116,58 @@ def gold_spans(passages: pd.DataFrame) -> dict[str, tuple[str, int, int]]:
             zip(passages["passage_id"], passages["doc_id"], passages["start"], passages["end"])}
 
 
+def _list(v) -> list:
+    return list(v) if v is not None and not (isinstance(v, float) and v != v) else []
+
+
 def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, questions: pd.DataFrame,
-                       mode: str = "global", max_k: int = MAX_K) -> RetrievalEvaluation:
-    """``chunks`` rows must be in the retriever's row order (chunks.parquet order)."""
-    if mode not in MODES:
-        raise ValueError(f"unknown evaluation mode {mode!r}; known: {MODES}")
+                       mode: str = "global", max_k: int = MAX_K, expander: Expander | None = None,
+                       depth: int = DEPTH) -> RetrievalEvaluation:
+    """``chunks`` rows must be in the retriever's row order (chunks.parquet order); columns
+    doc_id, spans, embedding_text (+ source_text for the header length, optional).
+    Mode ``expanded`` needs ``expander``: the global ranking, each chunk replaced by its
+    expanded spans, costing their raw length (no header)."""
+    if mode not in ALL_MODES:
+        raise ValueError(f"unknown evaluation mode {mode!r}; known: {ALL_MODES}")
+    if mode == EXPANDED and expander is None:
+        raise ValueError("mode 'expanded' needs an expander (chunking.expand)")
     gold = gold_spans(passages)
     spans = [spans_of(v) for v in chunks["spans"]]
     doc_ids = chunks["doc_id"].to_numpy()
-    n_chars = chunks["embedding_text"].str.len().to_numpy()
+    texts = chunks["embedding_text"].tolist()
+    n_chars = np.array([len(t) for t in texts])
+    if "source_text" in chunks.columns:
+        header = np.maximum(0, n_chars - chunks["source_text"].str.len().to_numpy())
+    else:
+        header = np.zeros(len(texts), dtype=int)
     qs = questions.to_dict("records")
     allowed = None
     if mode == "filtered":
-        allowed = [np.isin(doc_ids, list(q["doc_ids"]) if q["doc_ids"] is not None else []) for q in qs]
-    hits = retriever.search_many([q["question"] for q in qs], max_k, allowed)
-    scores = []
+        allowed = [np.isin(doc_ids, _list(q["doc_ids"])) for q in qs]
+    hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed)
+    scores, extras = [], []
     for q, ranked in zip(qs, hits):
-        gold_list = [gold[p] for p in (q["gold_passages"] if q["gold_passages"] is not None else [])]
-        ranked_chunks = [RankedChunk(doc_ids[r], spans[r], int(n_chars[r])) for r, _ in ranked]
-        scores.append(score_question(q["question_id"], q["question_type"], gold_list, ranked_chunks, max_k))
-    return RetrievalEvaluation(retriever.name, mode, len(qs), scores)
+        gold_list = [gold[p] for p in _list(q["gold_passages"])]
+        if mode == EXPANDED:
+            delivered = []
+            for r, _ in ranked:
+                ex = list(expander(r))
+                delivered.append(DeliveredChunk(doc_ids[r], ex, sum(e - s for s, e in ex), 0, texts[r]))
+        else:
+            delivered = [DeliveredChunk(doc_ids[r], spans[r], int(n_chars[r]), int(header[r]), texts[r])
+                         for r, _ in ranked]
+        ranked_chunks = [RankedChunk(c.doc_id, c.spans, c.n_chars) for c in delivered[:max_k]]
+        score = score_question(q["question_id"], q["question_type"], gold_list, ranked_chunks, max_k)
+        x = QuestionExtras(score_budgets(q["question_id"], q["question_type"], gold_list, delivered, BUDGETS))
+        if gold_list:
+            merged_k, _, _ = deliver(delivered, k=REPORT_K)
+            merged_b, _, _ = deliver(delivered, budget=REPORT_BUDGET)
+            x.precision_k, x.iou_k = precision_iou(merged_k, gold_list)
+            x.precision_b, x.iou_b = precision_iou(merged_b, gold_list)
+        answer = q.get("answer")
+        if scorable(q["question_type"], answer):
+            x.contained_k = contains_answer(answer, deliver(delivered, k=REPORT_K)[2])
+            x.contained_b = contains_answer(answer, deliver(delivered, budget=REPORT_BUDGET)[2])
+        scores.append(score)
+        extras.append(x)
+    return RetrievalEvaluation(retriever.name, mode, len(qs), scores, extras)

@@ -1,0 +1,83 @@
+"""Answer containment: is the reference answer in the delivered text?
+
+Delivered text = the indexed text (``embedding_text``) of the delivered chunks, the last one cut
+at the budget (see ``budget.py``). Questions of type calculation / point_in_time (answers
+computed, not quoted) and questions without an answer are skipped.
+
+Matching:
+- numeric answers: every number in the answer must occur as a number in the text. Numbers
+  are compared as values after normalising thousands separators (",", ".", thin / no-break
+  spaces, "'"), decimal marks ("." or ","), currency symbols (€ $ £ ¥ and ISO codes are
+  ignored), "%" and signs / accounting parentheses (absolute values). A lone separator
+  followed by exactly three digits ("1,165") is ambiguous and matches either reading
+  (1165 or 1.165). Unit words ("million") are not required: tables state them once.
+- other answers: case-folded, punctuation-stripped, whitespace-collapsed substring.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+SKIP_TYPES = frozenset({"calculation", "point_in_time", "unanswerable"})
+_NUM = re.compile(r"\d(?:[\d,.'\u00a0\u202f\u2009]*\d)?")
+_THIN = "'\u00a0\u202f\u2009"
+
+
+def number_values(token: str) -> set[float]:
+    """Every value a number token can mean (one, or two when a separator is ambiguous)."""
+    t = token
+    for ch in _THIN:
+        t = t.replace(ch, "")
+    commas, dots = t.count(","), t.count(".")
+    if commas and dots:
+        dec = "," if t.rfind(",") > t.rfind(".") else "."
+        thou = "." if dec == "," else ","
+        t = t.replace(thou, "").replace(dec, ".")
+        return {_f(t)}
+    sep = "," if commas else "." if dots else None
+    if sep is None:
+        return {_f(t)}
+    parts = t.split(sep)
+    if len(parts) > 2:  # repeated separator: thousands
+        return {_f("".join(parts))}
+    head, tail = parts
+    if len(tail) == 3 and 1 <= len(head) <= 3 and head != "0":
+        return {_f(head + tail), _f(head + "." + tail)}  # ambiguous
+    return {_f(head + "." + tail)}
+
+
+def _f(s: str) -> float:
+    try:
+        return round(float(s), 6)
+    except ValueError:
+        return float("nan")
+
+
+def numbers_in(text: str) -> list[set[float]]:
+    return [number_values(m.group(0)) for m in _NUM.finditer(text)]
+
+
+def normalise_text(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"[^\w\s]", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def contains_answer(answer: str, text: str) -> bool:
+    answer = str(answer)
+    wanted = numbers_in(answer)
+    if wanted:
+        have: set[float] = set()
+        for values in numbers_in(text):
+            have |= values
+        return all(values & have for values in wanted)
+    a = normalise_text(answer)
+    return bool(a) and f" {a} " in f" {normalise_text(text)} "
+
+
+def scorable(question_type: str, answer) -> bool:
+    if question_type in SKIP_TYPES or answer is None:
+        return False
+    if isinstance(answer, float) and answer != answer:  # NaN
+        return False
+    return bool(str(answer).strip())
