@@ -70,12 +70,34 @@ class BM25Index:
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         return self.weights @ self.query_vector(tokens)
 
+    def query_matrix(self, queries: Sequence[Sequence[str]]) -> sparse.csr_matrix:
+        """(Q, V) sparse query weights: idf summed once per token occurrence."""
+        rows, cols, data = [], [], []
+        for i, toks in enumerate(queries):
+            for tok in toks:
+                j = self.vocab.get(tok)
+                if j is not None:
+                    rows.append(i)
+                    cols.append(j)
+                    data.append(self.idf[j])
+        m = sparse.csr_matrix((np.asarray(data, dtype=np.float64), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+                              shape=(len(queries), len(self.vocab)))
+        m.sum_duplicates()
+        return m
+
+    @property
+    def weights_t(self) -> sparse.csr_matrix:
+        """(V, N) transposed weights in CSR, built once: query x weights_t is CSR x CSR."""
+        wt = getattr(self, "_weights_t", None)
+        if wt is None or wt.shape != self.weights.shape[::-1]:
+            wt = self._weights_t = self.weights.T.tocsr()
+        return wt
+
     def scores_many(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
         """(Q, N) scores for a batch of queries in one sparse product."""
         if not queries:
             return np.zeros((0, self.size))
-        q = sparse.csr_matrix(np.vstack([self.query_vector(t) for t in queries]))
-        return (q @ self.weights.T).toarray()
+        return (self.query_matrix(queries) @ self.weights_t).toarray()
 
     def save(self, folder: str | Path) -> None:
         folder = Path(folder)
@@ -99,20 +121,21 @@ class BM25Index:
 
 
 def top_k(scores: np.ndarray, k: int, allowed: np.ndarray | None = None) -> np.ndarray:
-    """Indices of the k best scores, best first, without sorting everything
-    (ties broken by lower index, like a stable sort)."""
+    """Indices of the k best scores among the allowed ones, best first, without sorting
+    everything (ties broken by lower index, like a stable sort)."""
     if allowed is not None:
-        scores = np.where(allowed, scores, -np.inf)
-        k = min(k, int(allowed.sum()))
+        rows = np.flatnonzero(allowed)
+        return rows[top_k(scores[rows], k)]
     n = scores.shape[0]
     k = min(k, n)
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
     if k < n:
         part = np.argpartition(-scores, k - 1)[:k]
-        # include every index tied with the k-th score so ties resolve by index
         kth = scores[part].min()
-        part = np.union1d(part, np.flatnonzero(scores >= kth))
+        above = np.flatnonzero(scores > kth)              # fewer than k
+        tied = np.flatnonzero(scores == kth)[:k - len(above)]  # lowest indices among the ties
+        part = np.concatenate([above, tied])
     else:
         part = np.arange(n)
     order = np.lexsort((part, -scores[part]))

@@ -42,7 +42,7 @@ class BM25Retriever:
 
     def search_many(self, queries, k, allowed=None) -> list[Hits]:
         out: list[Hits] = []
-        batch = 256
+        batch = max(1, min(256, 8_000_000 // max(self.index.size, 1)))  # (batch, N) dense scores stay small
         for i in range(0, len(queries), batch):
             scores = self.index.scores_many([tokenize(q) for q in queries[i:i + batch]])
             for j, row in enumerate(scores):

@@ -1,0 +1,105 @@
+"""Sparse BM25 against rank_bm25.BM25Okapi: same scores, same top-k; top_k, masks, save/load."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from finchunk_pipeline.index.bm25 import BM25Index, top_k
+from finchunk_pipeline.index.retriever import BM25Retriever
+
+
+def random_corpus(seed: int, n_docs: int, vocab: int, common: int = 3):
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(vocab)]
+    commons = [f"c{i}" for i in range(common)]  # in most documents: negative idf in rank_bm25
+    docs = []
+    for _ in range(n_docs):
+        doc = [rng.choice(words) for _ in range(rng.randint(1, 30))]
+        doc += [c for c in commons if rng.random() < 0.8]
+        rng.shuffle(doc)
+        docs.append(doc)
+    queries = []
+    for _ in range(25):
+        q = [rng.choice(words) for _ in range(rng.randint(1, 5))]
+        q += rng.sample(commons, rng.randint(0, len(commons)))
+        q += ["unknown-token"] * rng.randint(0, 1)
+        if rng.random() < 0.5:
+            q += q[:2]  # repeated query tokens count once per occurrence
+        queries.append(q)
+    return docs, queries
+
+
+def reference_top(scores: np.ndarray, k: int) -> np.ndarray:
+    return np.argsort(-scores, kind="stable")[:k]
+
+
+@pytest.mark.parametrize("seed,n_docs,vocab", [(0, 40, 30), (1, 200, 120), (2, 7, 10), (3, 500, 60)])
+def test_scores_equal_rank_bm25(seed, n_docs, vocab):
+    docs, queries = random_corpus(seed, n_docs, vocab)
+    ref = BM25Okapi(docs)
+    ours = BM25Index.build(docs)
+    batch = ours.scores_many(queries)
+    for q, row in zip(queries, batch):
+        expected = ref.get_scores(q)
+        np.testing.assert_allclose(row, expected, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(ours.scores(q), expected, rtol=1e-9, atol=1e-9)
+        # same top-10: identical scores in identical order (ties resolved by lower index)
+        got = top_k(row, 10)
+        np.testing.assert_array_equal(got, reference_top(expected, 10))
+
+
+def test_negative_idf_words_get_epsilon():
+    docs = [["c", "a"], ["c", "b"], ["c", "d"], ["c"], ["e"]]  # "c" in 4 of 5 docs: raw idf < 0
+    ref = BM25Okapi(docs)
+    ours = BM25Index.build(docs)
+    assert ref.idf["c"] == pytest.approx(ours.idf[ours.vocab["c"]])
+    np.testing.assert_allclose(ours.scores(["c", "c", "zzz"]), ref.get_scores(["c", "c", "zzz"]))
+
+
+def test_unknown_only_query_scores_zero():
+    ours = BM25Index.build([["a", "b"], ["b", "c"]])
+    assert not ours.scores_many([["nope"], []]).any()
+
+
+def test_top_k_ties_and_partial_sort():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(rng.integers(1, 60))
+        scores = rng.integers(0, 4, n).astype(float)  # many ties
+        k = int(rng.integers(0, n + 3))
+        np.testing.assert_array_equal(top_k(scores, k), reference_top(scores, k))
+        mask = rng.random(n) < 0.5
+        got = top_k(scores, k, mask)
+        rows = np.flatnonzero(mask)
+        np.testing.assert_array_equal(got, rows[reference_top(scores[rows], k)])
+        assert mask[got].all()
+
+
+def test_retriever_honours_allowed_masks():
+    docs = ["revenue grew strongly", "revenue fell", "dividend per share", "revenue and dividend"]
+    r = BM25Retriever.build(docs)
+    mask = np.array([False, True, True, False])
+    hits = r.search_many(["revenue dividend", "revenue"], 3, [mask, None])
+    assert {row for row, _ in hits[0]} <= {1, 2} and len(hits[0]) == 2
+    assert hits[1][0][0] in (0, 1, 3)
+    assert r.search_many(["revenue"], 3, [np.zeros(4, bool)]) == [[]]
+
+
+def test_save_load_round_trip(tmp_path):
+    docs, queries = random_corpus(5, 80, 40)
+    idx = BM25Index.build(docs, k1=1.2, b=0.6)
+    idx.save(tmp_path / "bm25")
+    back = BM25Index.load(tmp_path / "bm25")
+    assert back.vocab == idx.vocab and (back.k1, back.b, back.epsilon) == (1.2, 0.6, 0.25)
+    np.testing.assert_array_equal(back.scores_many(queries), idx.scores_many(queries))
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_retriever_batches_cover_every_query():
+    r = BM25Retriever.build([f"doc {i} word{i % 7}" for i in range(50)])
+    qs = [f"word{i % 7}" for i in range(600)]  # more than one batch
+    hits = r.search_many(qs, 2)
+    assert len(hits) == 600 and all(len(h) == 2 for h in hits)
