@@ -68,7 +68,10 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
             for mode in MODES + ((EXPANDED,) if expander is not None else ()):
                 result = evaluate_retriever(retriever, chunks, corpus.passages, corpus.questions, mode,
                                             expander=expander)
-                entries.append({**base, **result.summary()})
+                folder = ws.index_dir(config.version_name)
+                own = sum(_dir_bytes(f) if f.is_dir() else f.stat().st_size
+                          for f in folder.glob(f"{name}*")) if folder.exists() else 0
+                entries.append({**base, "index_bytes_retriever": own, **result.summary()})
                 r3 = result.summary()["curve"][2]["recall"]
                 context.log.info(f"{config.name} {name} {mode}: recall@3 = {r3:.3f}")
     else:

@@ -86,7 +86,7 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
                     f" | {_fmt((e.get('precision') or {}).get('value_at_budget'))}"
                     f" | {_fmt((e.get('iou') or {}).get('value_at_budget'))}"
                     f" | {_fmt((e.get('answer_containment') or {}).get('value_at_budget'))}"
-                    f" | {_kb(e.get('index_bytes'))} | {e.get('duplication', 0):.2f} |")
+                    f" | {_kb(e.get('index_bytes_retriever', e.get('index_bytes')))} | {e.get('duplication', 0):.2f} |")
             lines.append("")
     if plots:
         lines += ["## Plots", ""] + [f"![{name}]({path})" for name, path in plots.items()] + [""]

@@ -1,0 +1,130 @@
+"""Asset checks as gates, run per chunk-set partition.
+
+Dagster 1.13 supports partitioned asset checks (``@asset_check(partitions_def=...)``, a
+preview feature: see dagster/_core/definitions/decorators/asset_check_decorator.py and
+asset_check_result.py, which scopes the target materialization and the evaluation to the
+step's partition). With the same partitions definition as the asset, ``materialize([...],
+partition_key=k)`` runs each check for partition k after the asset, and the UI shows check
+results per partition. The checks are ``blocking``: an ERROR-severity failure on chunk_sets
+stops the downstream index and evaluation steps of that run.
+
+- chunk_sets: every gold passage coverable (some single chunk covers >= 50% of it: spans sound);
+- chunk_sets: no over-limit chunks for token-packed policies (strategy "packed" / "fixed_tokens"
+  or a ``budget`` parameter); other policies pass as "not applicable";
+- retrieval_evaluation: recall@5 (every retriever/mode) has not dropped more than
+  RECALL_TOLERANCE against the previous materialization of the same partition (read from the
+  instance's materialization metadata; the evaluations/history/<name>.jsonl file is the
+  fallback when the instance has no previous event, e.g. a fresh DAGSTER_HOME).
+"""
+from __future__ import annotations
+
+from dagster import (AssetCheckExecutionContext, AssetCheckResult, AssetCheckSeverity, AssetRecordsFilter,
+                     MetadataValue, asset_check)
+
+from ..chunking.store import spans_of
+from ..evaluation.coverage import coverage_fraction, merge_spans
+from ..evaluation.report import read_history
+from .chunks import chunk_sets
+from .evaluation import retrieval_evaluation
+from .partitions import chunk_set_partitions
+from .resources import PipelineResource
+
+COVERABLE_FRACTION = 0.5
+RECALL_TOLERANCE = 0.05
+TOKEN_PACKED_STRATEGIES = ("packed", "fixed_tokens")
+
+
+def uncoverable_passages(chunks, passages, gold_ids) -> list[str]:
+    """Gold passages no single chunk covers to COVERABLE_FRACTION of their characters."""
+    by_doc: dict[str, list[list[tuple[int, int]]]] = {}
+    for d, sp in zip(chunks["doc_id"], chunks["spans"]):
+        by_doc.setdefault(d, []).append(merge_spans(spans_of(sp)))
+    bad = []
+    gold = passages[passages["passage_id"].isin(gold_ids)]
+    for pid, d, s, e in zip(gold["passage_id"], gold["doc_id"], gold["start"], gold["end"]):
+        if not any(coverage_fraction(int(s), int(e), m) >= COVERABLE_FRACTION for m in by_doc.get(d, [])):
+            bad.append(pid)
+    return bad
+
+
+@asset_check(asset=chunk_sets, partitions_def=chunk_set_partitions, blocking=True,
+             description="Every gold passage of the corpus is covered to >= 50% by some single chunk "
+                         "of this chunk set (its spans are sound and recall is reachable).")
+def gold_passages_coverable(context: AssetCheckExecutionContext, pipeline: PipelineResource) -> AssetCheckResult:
+    config = pipeline.chunker_config(context.partition_key)
+    ws, corpus = pipeline.workspace(), pipeline.corpus()
+    if not corpus.labelled:
+        return AssetCheckResult(passed=True, metadata={"note": "corpus has no labelled questions"})
+    gold_ids = {p for v in corpus.questions["gold_passages"] if v is not None for p in v}
+    chunks = ws.chunks.read(config.version_name, columns=["doc_id", "spans"])
+    bad = uncoverable_passages(chunks, corpus.passages, gold_ids)
+    return AssetCheckResult(
+        passed=not bad, severity=AssetCheckSeverity.ERROR,
+        metadata={"gold_passages": len(gold_ids), "uncoverable": len(bad),
+                  "examples": MetadataValue.json(sorted(bad)[:20])},
+        description=None if not bad else f"{len(bad)} gold passages not coverable by any one chunk")
+
+
+def token_packed(config) -> bool:
+    return config.strategy in TOKEN_PACKED_STRATEGIES or config.params.get("budget") is not None
+
+
+@asset_check(asset=chunk_sets, partitions_def=chunk_set_partitions, blocking=True,
+             description="Token-packed policies (strategy packed / fixed_tokens, or a budget parameter) "
+                         "produce no chunk over the token limit.")
+def no_over_limit_chunks(context: AssetCheckExecutionContext, pipeline: PipelineResource) -> AssetCheckResult:
+    config = pipeline.chunker_config(context.partition_key)
+    ws = pipeline.workspace()
+    chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "over_limit", "n_tokens"])
+    over = chunks[chunks["over_limit"]]
+    if not token_packed(config):
+        return AssetCheckResult(passed=True, metadata={"applicable": False, "over_limit": len(over)})
+    return AssetCheckResult(
+        passed=len(over) == 0, severity=AssetCheckSeverity.ERROR,
+        metadata={"applicable": True, "over_limit": len(over), "chunks": len(chunks),
+                  "max_tokens": int(chunks["n_tokens"].max()) if len(chunks) else 0,
+                  "examples": MetadataValue.json(over["chunk_id"].head(20).tolist())})
+
+
+def _recall_metadata(metadata: dict) -> dict[str, float]:
+    out = {}
+    for key, value in metadata.items():
+        if key.startswith("recall@5 "):
+            out[key[len("recall@5 "):]] = float(getattr(value, "value", value))
+    return out
+
+
+def recall_drops(previous: dict[str, float], current: dict[str, float], tolerance: float = RECALL_TOLERANCE) -> dict:
+    return {k: {"previous": previous[k], "current": v, "drop": round(previous[k] - v, 4)}
+            for k, v in current.items()
+            if k in previous and previous[k] is not None and v is not None and previous[k] - v > tolerance}
+
+
+@asset_check(asset=retrieval_evaluation, partitions_def=chunk_set_partitions,
+             description=f"recall@5 of this chunk set (each retriever / mode) has not dropped more than "
+                         f"{RECALL_TOLERANCE} against its previous materialization.")
+def recall_not_regressed(context: AssetCheckExecutionContext, pipeline: PipelineResource) -> AssetCheckResult:
+    key = context.partition_key
+    records = context.instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=retrieval_evaluation.key, asset_partitions=[key]), limit=2).records
+    current = _recall_metadata(records[0].asset_materialization.metadata) if records else {}
+    previous, source = None, "instance"
+    if len(records) > 1:
+        previous = _recall_metadata(records[1].asset_materialization.metadata)
+    else:
+        history = read_history(pipeline.workspace().root / "evaluations", key)
+        if len(history) > 1:
+            previous, source = history[-2]["recall@5"], "history file"
+            if not current:
+                current = history[-1]["recall@5"]
+    if not previous:
+        return AssetCheckResult(passed=True, metadata={"note": "no previous materialization: baseline recorded",
+                                                       "current": MetadataValue.json(current)})
+    drops = recall_drops(previous, current)
+    return AssetCheckResult(
+        passed=not drops, severity=AssetCheckSeverity.WARN,
+        metadata={"tolerance": RECALL_TOLERANCE, "source": source, "previous": MetadataValue.json(previous),
+                  "current": MetadataValue.json(current), "drops": MetadataValue.json(drops)})
+
+
+ASSET_CHECKS = [gold_passages_coverable, no_over_limit_chunks, recall_not_regressed]
