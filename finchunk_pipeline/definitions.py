@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dagster import Definitions
 
+from .assets.checks import ASSET_CHECKS
 from .assets.chunks import chunk_sets
 from .assets.documents import parsed_blocks, raw_documents
 from .assets.evaluation import evaluation_report, retrieval_evaluation
@@ -33,6 +34,7 @@ def resources() -> dict:
 
 defs = Definitions(
     assets=PIPELINE_ASSETS,
+    asset_checks=ASSET_CHECKS,
     jobs=[documents_job, chunk_set_job, report_job],
     schedules=SCHEDULES,
     sensors=SENSORS,
