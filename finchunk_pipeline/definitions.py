@@ -8,13 +8,14 @@ from .assets.checks import ASSET_CHECKS
 from .assets.chunks import chunk_sets
 from .assets.documents import parsed_blocks, raw_documents
 from .assets.evaluation import evaluation_report, retrieval_evaluation
+from .assets.dense import DENSE_ASSETS
 from .assets.indexes import bm25_index
 from .assets.jobs import chunk_set_job, documents_job, report_job
 from .assets.resources import PipelineResource
 from .assets.schedules import SCHEDULES
 from .assets.sensors import SENSORS
 
-PIPELINE_ASSETS = [raw_documents, parsed_blocks, chunk_sets, bm25_index, retrieval_evaluation, evaluation_report]
+PIPELINE_ASSETS = [raw_documents, parsed_blocks, chunk_sets, bm25_index, retrieval_evaluation, evaluation_report] + DENSE_ASSETS
 
 
 def partitioned_assets() -> list:

@@ -1,0 +1,82 @@
+"""Group "dense_indexing": per chunk set, a FAISS index over sentence embeddings.
+
+Embeddings come through the cache under ``<data root>/embeddings/<model id>/``, so a new
+chunk-set version embeds only the texts no earlier version had. The index is rebuilt only
+when the chunks' inputs hash, the model id or this asset's code version change.
+"""
+
+import time
+
+from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
+
+from ..storage import read_json, write_json
+from .chunks import chunk_sets
+from .partitions import chunk_set_partitions
+from .resources import PipelineResource
+
+DENSE_VERSION = "1"
+DENSE_KIND = "flat"
+
+
+@asset(
+    group_name="dense_indexing",
+    deps=[chunk_sets],
+    partitions_def=chunk_set_partitions,
+    code_version=DENSE_VERSION,
+    description="FAISS IndexFlatIP over normalised sentence embeddings (all-MiniLM-L6-v2 by default, "
+                "offline) of each chunk's embedding_text; embeddings cached by text hash. Skipped for "
+                "chunk sets declared with dense: false.",
+    kinds={"faiss"},
+)
+def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+    from ..chunking.tokens import default_model_path
+    from ..index.embed import model_id
+
+    config = pipeline.chunker_config(context.partition_key)
+    if not config.dense:
+        context.log.info(f"{config.name}: dense: false in the chunker config, no dense index")
+        return MaterializeResult(metadata={"version": config.version_name, "skipped": True,
+                                           "reason": "dense: false in the chunker config"},
+                                 data_version=DataVersion(f"skipped:{config.version_name}"))
+    ws = pipeline.workspace()
+    chunks_manifest = ws.chunks.manifest(config.version_name)
+    if chunks_manifest is None:
+        raise RuntimeError(f"chunk set {config.version_name} is missing: materialize chunk_sets first")
+    model_path = pipeline.model() or default_model_path()
+    mid = model_id(model_path)
+    folder = ws.index_dir(config.version_name)
+    marker = folder / "dense.json"
+    key = f"{chunks_manifest['inputs']}:{mid}:{DENSE_KIND}:{DENSE_VERSION}"
+    t0 = time.perf_counter()
+    built = False
+    if not (marker.exists() and read_json(marker).get("inputs") == key and (folder / "dense" / "index.faiss").exists()):
+        from ..index.retrievers import build_dense
+
+        chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "embedding_text"])
+
+        def progress(done: int, total: int) -> None:
+            if total and (done == total or done % 256 == 0):
+                context.log.info(f"{config.name}: embedded {done}/{total} new texts")
+
+        retriever, stats = build_dense(chunks, folder, model_path, ws.settings.embeddings_dir, DENSE_KIND, progress)
+        write_json(marker, {"inputs": key, "model_id": mid, "kind": DENSE_KIND, "chunks": len(chunks),
+                            "dim": retriever.index.dim, "embed": stats.as_dict()})
+        built = True
+        context.log.info(f"{config.version_name}: {stats.embedded} texts embedded, {stats.cache_hits} from the cache")
+    info = read_json(marker)
+    emb = info["embed"]
+    return MaterializeResult(
+        metadata={
+            "version": config.version_name, "built": built, "chunks": info["chunks"], "dim": info["dim"],
+            "model_id": mid, "kind": info["kind"],
+            "embedded_now": emb["embedded"] if built else 0,
+            "cache_hits": emb["cache_hits"] if built else 0,  # unchanged index: nothing looked up
+            "seconds": round(time.perf_counter() - t0, 3),
+            "texts_per_second": emb["texts_per_second"] if built else 0.0,
+            "path": MetadataValue.path(str(folder / "dense")),
+        },
+        data_version=DataVersion(key),
+    )
+
+
+DENSE_ASSETS = [faiss_index]

@@ -1,0 +1,61 @@
+"""``finchunk search``: top-k chunks of one chunk set for a query, with metadata filters."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def register(sub) -> None:
+    p = sub.add_parser("search", help="search one chunk set (bm25, dense or hybrid) with optional filters")
+    p.add_argument("query", help="the query text")
+    p.add_argument("--chunk-set", required=True, help="chunk-set name from the chunker config (or a version name)")
+    p.add_argument("-k", type=int, default=5, help="number of hits (default 5)")
+    p.add_argument("--retriever", default="hybrid", choices=("bm25", "dense", "hybrid"), help="default hybrid")
+    p.add_argument("--json", action="store_true", help="print one JSON list on stdout")
+    p.add_argument("--doc-ids", help="comma-separated document ids to search within")
+    p.add_argument("--issuer", help="issuer name (substring, case-insensitive) or ticker")
+    p.add_argument("--doc-type", help="document type, e.g. annual_report")
+    p.add_argument("--fiscal-year", type=int, help="fiscal year")
+    p.add_argument("--as-of", help="only documents filed on or before this date (YYYY-MM-DD or ISO datetime)")
+    p.add_argument("--corpus", help="corpus folder (default: the embedded data/corpus/default)")
+    p.add_argument("--data", help="data root (default: data/store)")
+    p.add_argument("--chunkers", help="chunker config file (default: data/chunkers.yaml)")
+    p.add_argument("--model", help="embedding model path or name (default: the packaged all-MiniLM-L6-v2)")
+    p.add_argument("-v", "--verbose", action="store_true", help="full tracebacks")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from dataclasses import replace
+
+    from ..index.search import Filters, search
+    from ..settings import Settings
+    from ..workspace import Workspace
+
+    settings = Settings()
+    if args.corpus:
+        settings = replace(settings, corpus_dir=Path(args.corpus).resolve())
+    if args.data:
+        settings = replace(settings, data_root=Path(args.data).resolve())
+    if args.chunkers:
+        settings = replace(settings, chunkers_file=Path(args.chunkers).resolve())
+    if args.k < 1:
+        raise ValueError("-k must be at least 1")
+    filters = Filters(
+        doc_ids=[d.strip() for d in args.doc_ids.split(",") if d.strip()] if args.doc_ids else None,
+        issuer=args.issuer, doc_type=args.doc_type, fiscal_year=args.fiscal_year, as_of=args.as_of,
+    )
+    hits = search(args.query, args.chunk_set, args.k, args.retriever, filters, Workspace(settings), args.model)
+    if args.json:
+        json.dump([h.as_dict() for h in hits], sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    if not hits:
+        print("no results" + (" (the filters exclude every document)" if filters.active() else ""))
+        return 0
+    for h in hits:
+        text = " ".join(h.display_text.split())
+        print(f"{h.rank:>2}. {h.score:8.4f}  {h.chunk_id}  [{h.section}]")
+        print(f"    {text[:300]}{'…' if len(text) > 300 else ''}")
+    return 0

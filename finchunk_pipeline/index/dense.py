@@ -1,0 +1,175 @@
+"""Dense retrieval: FAISS over normalised vectors (inner product = cosine).
+
+``flat`` (IndexFlatIP, exact) is the default; ``hnsw`` (IndexHNSWFlat, approximate) is
+selectable for large sets. Saved with ``faiss.write_index`` (no pickle) next to the row
+ids (``rows.parquet``: chunk_id per row = row of chunks.parquet) and ``dense.json``.
+
+Row masks (``allowed``) restrict ranking *before* it: a flat index scores only the
+allowed rows (a numpy product over them, or faiss's IDSelectorBitmap when most rows are
+allowed), so the result is exactly the top-k among allowed rows. HNSW searches with the
+selector and falls back to exact scoring over the allowed rows when the mask is small or
+the graph search returns fewer than k allowed rows.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..storage import atomic_path, write_json, write_parquet
+from .bm25 import top_k
+
+KINDS = ("flat", "hnsw")
+EXACT_LIMIT = 20_000  # masked queries over at most this many rows are scored exactly with numpy
+
+
+def _faiss():
+    import faiss
+
+    return faiss
+
+
+class DenseIndex:
+    def __init__(self, index, row_ids: Sequence[str], kind: str = "flat", ef_search: int = 128):
+        if kind not in KINDS:
+            raise ValueError(f"unknown dense index kind {kind!r}; known: {KINDS}")
+        self.index = index
+        self.row_ids = list(row_ids)
+        self.kind = kind
+        self.ef_search = ef_search
+        if kind == "hnsw":
+            index.hnsw.efSearch = ef_search
+        self._vectors: np.ndarray | None = None
+
+    @classmethod
+    def build(cls, vectors: np.ndarray, row_ids: Sequence[str] | None = None, kind: str = "flat",
+              hnsw_m: int = 32, ef_construction: int = 200, ef_search: int = 128) -> "DenseIndex":
+        faiss = _faiss()
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        n, d = vectors.shape
+        if kind == "flat":
+            index = faiss.IndexFlatIP(d)
+        elif kind == "hnsw":
+            index = faiss.IndexHNSWFlat(d, hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            index.hnsw.efConstruction = ef_construction
+        else:
+            raise ValueError(f"unknown dense index kind {kind!r}; known: {KINDS}")
+        if n:
+            index.add(vectors)
+        return cls(index, row_ids if row_ids is not None else [str(i) for i in range(n)], kind, ef_search)
+
+    @property
+    def size(self) -> int:
+        return int(self.index.ntotal)
+
+    @property
+    def dim(self) -> int:
+        return int(self.index.d)
+
+    @property
+    def vectors(self) -> np.ndarray:
+        """The stored vectors (a zero-copy view of the flat storage where possible)."""
+        if self._vectors is None:
+            faiss = _faiss()
+            n, d = self.size, self.dim
+            flat = self.index if self.kind == "flat" else faiss.downcast_index(self.index.storage)
+            try:
+                self._vectors = faiss.rev_swig_ptr(flat.get_xb(), n * d).reshape(n, d) if n else np.zeros((0, d), np.float32)
+            except Exception:  # pragma: no cover - older faiss
+                self._vectors = self.index.reconstruct_n(0, n)
+        return self._vectors
+
+    def save(self, folder: str | Path, extra: dict | None = None) -> Path:
+        faiss = _faiss()
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        write_parquet(folder / "rows.parquet", pa.table({"chunk_id": pa.array(self.row_ids, type=pa.string())}))
+        with atomic_path(folder / "index.faiss") as tmp:
+            faiss.write_index(self.index, str(tmp))
+        write_json(folder / "dense.json", {"kind": self.kind, "dim": self.dim, "rows": self.size,
+                                          "ef_search": self.ef_search, **(extra or {})})
+        return folder
+
+    @classmethod
+    def load(cls, folder: str | Path) -> "DenseIndex":
+        faiss = _faiss()
+        folder = Path(folder)
+        meta = json.loads((folder / "dense.json").read_text(encoding="utf-8"))
+        index = faiss.read_index(str(folder / "index.faiss"))
+        rows = pq.read_table(folder / "rows.parquet").column("chunk_id").to_pylist()
+        if len(rows) != index.ntotal:
+            raise ValueError(f"{folder}: {len(rows)} row ids for {index.ntotal} vectors")
+        return cls(index, rows, meta.get("kind", "flat"), int(meta.get("ef_search", 128)))
+
+    @staticmethod
+    def meta(folder: str | Path) -> dict:
+        return json.loads((Path(folder) / "dense.json").read_text(encoding="utf-8"))
+
+    # -- search -----------------------------------------------------------------------
+    def _exact(self, q: np.ndarray, k: int, rows: np.ndarray) -> list[tuple[int, float]]:
+        scores = self.vectors[rows] @ q
+        best = top_k(scores, k)
+        return [(int(rows[i]), float(scores[i])) for i in best]
+
+    def _selector_search(self, q: np.ndarray, k: int, mask: np.ndarray) -> list[tuple[int, float]]:
+        faiss = _faiss()
+        bitmap = np.packbits(mask.astype(np.uint8), bitorder="little")
+        sel = faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap))
+        if self.kind == "hnsw":
+            params = faiss.SearchParametersHNSW(sel=sel, efSearch=max(self.ef_search, 2 * k))
+        else:
+            params = faiss.SearchParameters(sel=sel)
+        D, I = self.index.search(q[None, :], k, params=params)
+        return [(int(i), float(s)) for i, s in zip(I[0], D[0]) if i >= 0]
+
+    def search_many(self, qvecs: np.ndarray, k: int,
+                    allowed: Sequence[np.ndarray | None] | None = None) -> list[list[tuple[int, float]]]:
+        qvecs = np.ascontiguousarray(qvecs, dtype=np.float32)
+        n = self.size
+        out: list[list[tuple[int, float]] | None] = [None] * len(qvecs)
+        plain = [i for i in range(len(qvecs)) if allowed is None or allowed[i] is None]
+        kk = min(k, n)
+        if plain and kk > 0:
+            D, I = self.index.search(qvecs[plain], kk)
+            for j, i in enumerate(plain):
+                out[i] = [(int(r), float(s)) for r, s in zip(I[j], D[j]) if r >= 0]
+        for i in range(len(qvecs)):
+            if out[i] is not None:
+                continue
+            if kk <= 0:
+                out[i] = []
+                continue
+            mask = np.asarray(allowed[i], dtype=bool)
+            if mask.shape != (n,):
+                raise ValueError(f"allowed mask has shape {mask.shape}, index has {n} rows")
+            rows = np.flatnonzero(mask)
+            want = min(k, len(rows))
+            if want == 0:
+                out[i] = []
+            elif len(rows) <= EXACT_LIMIT:
+                out[i] = self._exact(qvecs[i], want, rows)
+            else:
+                hits = self._selector_search(qvecs[i], want, mask)
+                out[i] = hits if len(hits) >= want else self._exact(qvecs[i], want, rows)
+        return out  # type: ignore[return-value]
+
+
+class DenseRetriever:
+    name = "dense"
+
+    def __init__(self, index: DenseIndex, embedder):
+        self.index = index
+        self.embedder = embedder
+
+    @classmethod
+    def load(cls, folder: str | Path, embedder) -> "DenseRetriever":
+        return cls(DenseIndex.load(folder), embedder)
+
+    def search_many(self, queries, k, allowed=None):
+        if not len(queries):
+            return []
+        return self.index.search_many(self.embedder.embed_queries(list(queries)), k, allowed)

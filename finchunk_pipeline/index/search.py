@@ -1,0 +1,167 @@
+"""Search one chunk set: filters become row masks applied before ranking.
+
+Filters come from the parsed manifest (``Workspace.manifest_path``: doc_id, issuer, ticker,
+doc_type, fiscal_year, filed_at):
+
+* ``doc_ids``      only these documents;
+* ``issuer``       issuer name or ticker, case-insensitive; a name matches on a substring
+                   ("northwind" matches "Northwind Holdings plc");
+* ``doc_type``     exact document type (e.g. ``annual_report``), case-insensitive;
+* ``fiscal_year``  exact fiscal year;
+* ``as_of``        only documents filed on or before this date (a date includes that
+                   whole day, UTC; a datetime is compared as is). Documents with no filing
+                   date are excluded under as_of: nothing dated after T may leak in.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, time, timedelta, timezone
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..chunking.store import spans_of
+from ..workspace import Workspace
+from .retrievers import KNOWN, index_exists, load_retriever
+
+
+@dataclass
+class Filters:
+    doc_ids: Sequence[str] | None = None
+    issuer: str | None = None
+    doc_type: str | None = None
+    fiscal_year: int | None = None
+    as_of: str | date | datetime | None = None
+
+    def active(self) -> bool:
+        return any(v not in (None, "", []) for v in asdict(self).values())
+
+
+@dataclass
+class Hit:
+    rank: int
+    chunk_id: str
+    doc_id: str
+    spans: list[tuple[int, int]]
+    section: str
+    display_text: str
+    score: float
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["spans"] = [list(s) for s in self.spans]
+        d.update(d.pop("extra"))
+        return d
+
+
+def as_of_cutoff(value: str | date | datetime) -> pd.Timestamp:
+    """The last instant (UTC) a document may be filed at to count as filed by ``value``."""
+    if isinstance(value, datetime):
+        ts = pd.Timestamp(value)
+    elif isinstance(value, date):
+        ts = pd.Timestamp(datetime.combine(value, time.max))
+    else:
+        text = str(value).strip()
+        ts = pd.Timestamp(text)
+        if len(text) <= 10:  # a bare date: the whole day counts
+            ts = ts + pd.Timedelta(days=1) - pd.Timedelta(microseconds=1)
+    return ts.tz_localize(timezone.utc) if ts.tzinfo is None else ts.tz_convert(timezone.utc)
+
+
+def allowed_documents(manifest: pd.DataFrame, filters: Filters) -> set[str]:
+    keep = pd.Series(True, index=manifest.index)
+    if filters.doc_ids:
+        keep &= manifest["doc_id"].isin(list(filters.doc_ids))
+    if filters.issuer:
+        q = filters.issuer.casefold()
+        issuer = manifest["issuer"].fillna("").astype(str).str.casefold()
+        match = issuer.str.contains(q, regex=False)
+        if "ticker" in manifest:
+            match |= manifest["ticker"].fillna("").astype(str).str.casefold() == q
+        keep &= match
+    if filters.doc_type:
+        keep &= manifest["doc_type"].fillna("").astype(str).str.casefold() == filters.doc_type.casefold()
+    if filters.fiscal_year is not None:
+        keep &= pd.to_numeric(manifest["fiscal_year"], errors="coerce") == int(filters.fiscal_year)
+    if filters.as_of is not None and filters.as_of != "":
+        filed = pd.to_datetime(manifest["filed_at"], utc=True, errors="coerce")
+        keep &= filed.notna() & (filed <= as_of_cutoff(filters.as_of))
+    return set(manifest.loc[keep, "doc_id"])
+
+
+def row_mask(chunk_doc_ids: Sequence[str], manifest: pd.DataFrame, filters: Filters | None) -> np.ndarray | None:
+    """Boolean mask over chunk rows, or None when no filter is set."""
+    if filters is None or not filters.active():
+        return None
+    return np.isin(np.asarray(chunk_doc_ids, dtype=object), list(allowed_documents(manifest, filters)))
+
+
+def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
+    """A chunk-set version name, or a name from the chunker config (-> its declared version;
+    if the config cannot be read, the most recently built version of that name)."""
+    try:
+        if ws.chunks.manifest(chunk_set) is not None:
+            return chunk_set
+    except ValueError:  # not a safe path component
+        raise ValueError(f"invalid chunk set name {chunk_set!r}") from None
+    built = sorted((p for p in ws.chunks.root.glob("*") if (p / "manifest.json").exists()),
+                   key=lambda p: (p / "manifest.json").stat().st_mtime) if ws.chunks.root.exists() else []
+    try:
+        from ..chunking.config import load_chunker_configs
+
+        configs = {c.name: c for c in load_chunker_configs(ws.settings.chunkers_file)}
+    except ValueError:
+        configs = {}
+    if chunk_set in configs:
+        version = configs[chunk_set].version_name
+        if ws.chunks.manifest(version) is None:
+            raise ValueError(f"chunk set {chunk_set!r} ({version}) is not built under {ws.root}: run `finchunk run` first")
+        return version
+    same_name = [p.name for p in built if p.name.rsplit("-", 1)[0] == chunk_set]
+    if same_name:
+        return same_name[-1]
+    raise ValueError(f"unknown chunk set {chunk_set!r}; built: {[p.name for p in built]}")
+
+
+def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
+           filters: Filters | None = None, workspace: Workspace | None = None,
+           model_path: str | None = None) -> list[Hit] | list[list[Hit]]:
+    """Top-k chunks of ``chunk_set`` for ``query`` (a list of queries gives a list of lists)."""
+    from ..settings import Settings
+
+    ws = workspace or Workspace(Settings())
+    if retriever not in KNOWN:
+        raise ValueError(f"unknown retriever {retriever!r}; known: {KNOWN}")
+    version = resolve_chunk_set(ws, chunk_set)
+    index_dir = ws.index_dir(version)
+    if not index_exists(retriever, index_dir):
+        raise ValueError(f"no {retriever} index for {version} under {index_dir} "
+                         f"(dense: false in the chunker config, or not built yet)")
+    chunks = ws.chunks.read(version, columns=["chunk_id", "doc_id", "spans", "section_path", "display_text"])
+    mask = None
+    if filters is not None and filters.active():
+        if not ws.manifest_path.exists():
+            raise ValueError(f"{ws.manifest_path} is missing: filters need the parsed manifest (run `finchunk run`)")
+        manifest = pd.read_parquet(ws.manifest_path)
+        mask = row_mask(chunks["doc_id"].tolist(), manifest, filters)
+    single = isinstance(query, str)
+    queries = [query] if single else list(query)
+    r = load_retriever(retriever, index_dir, chunks, model_path, ws.settings.embeddings_dir)
+    if mask is not None and not mask.any():
+        results: list[list] = [[] for _ in queries]
+    else:
+        results = r.search_many(queries, k, None if mask is None else [mask] * len(queries))
+    out = []
+    for hits in results:
+        rows = []
+        for rank, (row, score) in enumerate(hits, 1):
+            c = chunks.iloc[row]
+            section = c["section_path"]
+            rows.append(Hit(rank=rank, chunk_id=c["chunk_id"], doc_id=c["doc_id"], spans=spans_of(c["spans"]),
+                            section=" > ".join(list(section)) if section is not None else "",
+                            display_text=c["display_text"], score=float(score)))
+        out.append(rows)
+    return out[0] if single else out

@@ -1,0 +1,260 @@
+"""Dense index (FAISS), embedding cache, hybrid fusion, masks across all three retrievers."""
+from __future__ import annotations
+
+import hashlib
+import re
+
+import numpy as np
+import pytest
+
+from finchunk_pipeline.index import embed as embed_mod
+from finchunk_pipeline.index import dense as dense_mod
+from finchunk_pipeline.index.dense import DenseIndex, DenseRetriever
+from finchunk_pipeline.index.embed import Embedder
+from finchunk_pipeline.index.hybrid import HybridRetriever, rrf_fuse, weighted_fuse
+from finchunk_pipeline.index.retriever import BM25Retriever
+
+DIM = 64
+
+
+def bag_vector(text: str) -> np.ndarray:
+    """Deterministic bag-of-words vector: shared words -> similar vectors."""
+    v = np.zeros(DIM, dtype=np.float32)
+    for w in re.findall(r"[a-z0-9]+", text.lower()):
+        h = int(hashlib.md5(w.encode()).hexdigest(), 16)
+        v[h % DIM] += 1.0 if (h >> 8) & 1 else -1.0
+    if not v.any():
+        v[0] = 1.0
+    return v
+
+
+class FakeModel:
+    """Stands in for SentenceTransformer: counts calls and texts."""
+
+    def __init__(self):
+        self.calls, self.texts, self.batches = 0, [], []
+
+    def encode(self, texts, batch_size=32, normalize_embeddings=True, **kw):
+        self.calls += 1
+        self.texts.extend(texts)
+        self.batches.append(list(texts))
+        return np.stack([bag_vector(t) for t in texts])
+
+    def get_sentence_embedding_dimension(self):
+        return DIM
+
+
+def fake_embedder(tmp_path, model_path="fake-model") -> Embedder:
+    e = Embedder(model_path=model_path, cache_dir=tmp_path / "emb", batch_size=4)
+    e._model = FakeModel()
+    return e
+
+
+# -- embedding cache ------------------------------------------------------------------------
+
+def test_embed_dedups_sorts_normalizes_and_caches(tmp_path):
+    e = fake_embedder(tmp_path)
+    texts = ["a b c d e f", "revenue", "revenue", "x y", "long text " * 5, "x y"]
+    seen = []
+    vecs, stats = e.embed(texts, progress=lambda d, t: seen.append((d, t)))
+    assert vecs.dtype == np.float32 and vecs.shape == (6, DIM)
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_array_equal(vecs[1], vecs[2])
+    assert sorted(e._model.texts) == sorted(set(texts))  # every distinct text once
+    assert (stats.unique, stats.embedded, stats.cache_hits) == (4, 4, 0)
+    lengths = [len(t) for b in e._model.batches for t in b]
+    assert lengths == sorted(lengths, reverse=True)  # batched by length
+    assert seen[0] == (0, 4) and seen[-1] == (4, 4)
+    assert list((tmp_path / "emb" / e.model_id).glob("shard-*.parquet"))
+
+    # second call: a fresh embedder (new process) on the same cache embeds nothing
+    e2 = fake_embedder(tmp_path)
+    vecs2, stats2 = e2.embed(texts)
+    assert e2._model.calls == 0 and stats2.embedded == 0 and stats2.cache_hits == 4
+    np.testing.assert_allclose(vecs2, vecs, rtol=1e-6)
+
+    # a new chunk-set version sharing texts embeds only the new ones
+    vecs3, stats3 = e2.embed(["revenue", "brand new text", "x y"])
+    assert e2._model.texts == ["brand new text"] and stats3.cache_hits == 2
+
+
+def test_cache_is_per_model(tmp_path):
+    a = fake_embedder(tmp_path, "model-a")
+    a.embed(["t1", "t2"])
+    b = fake_embedder(tmp_path, "model-b")
+    _, stats = b.embed(["t1"])
+    assert a.model_id != b.model_id and stats.embedded == 1
+
+
+def test_cache_compaction_keeps_every_vector(tmp_path, monkeypatch):
+    monkeypatch.setattr(embed_mod, "MAX_SHARDS", 3)
+    e = fake_embedder(tmp_path)
+    for i in range(6):
+        e.embed([f"text {i}", "shared"])
+    assert len(list(e.cache_folder.glob("shard-*.parquet"))) <= 3
+    e2 = fake_embedder(tmp_path)
+    _, stats = e2.embed([f"text {i}" for i in range(6)] + ["shared"])
+    assert stats.embedded == 0 and stats.cache_hits == 7
+
+
+def test_embed_queries_memoised_not_cached(tmp_path):
+    e = fake_embedder(tmp_path)
+    q = e.embed_queries(["q one", "q two", "q one"])
+    assert q.shape == (3, DIM) and e._model.calls == 1 and len(e._model.texts) == 2
+    e.embed_queries(["q two"])
+    assert e._model.calls == 1
+    assert not e.cache_folder.exists()
+
+
+def test_model_module_not_imported_at_import_time():
+    import subprocess
+    import sys
+
+    code = ("import sys, finchunk_pipeline.index.embed, finchunk_pipeline.index.dense, "
+            "finchunk_pipeline.index.hybrid, finchunk_pipeline.index.retrievers, finchunk_pipeline.index.search; "
+            "print('sentence_transformers' in sys.modules, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+# -- FAISS index -----------------------------------------------------------------------------
+
+def unit(rng, n, d=32):
+    v = rng.standard_normal((n, d)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def brute(vecs, q, k, mask=None):
+    s = vecs @ q
+    rows = np.arange(len(vecs)) if mask is None else np.flatnonzero(mask)
+    order = rows[np.argsort(-s[rows], kind="stable")][:k]
+    return [int(r) for r in order]
+
+
+def test_flat_search_exact_with_and_without_masks(monkeypatch):
+    rng = np.random.default_rng(0)
+    vecs, qs = unit(rng, 300), unit(rng, 12)
+    idx = DenseIndex.build(vecs)
+    masks = [rng.random(300) < p for p in (0.02, 0.3, 0.9)] * 4
+    masks[0][:] = False
+    plain = idx.search_many(qs, 7)
+    for q, hits in zip(qs, plain):
+        assert [r for r, _ in hits] == brute(vecs, q, 7)
+    for limit in (dense_mod.EXACT_LIMIT, 0):  # numpy over allowed rows / faiss IDSelectorBitmap
+        monkeypatch.setattr(dense_mod, "EXACT_LIMIT", limit)
+        got = idx.search_many(qs, 7, masks)
+        for q, m, hits in zip(qs, masks, got):
+            assert [r for r, _ in hits] == brute(vecs, q, 7, m)
+            assert all(m[r] for r, _ in hits)
+            np.testing.assert_allclose([s for _, s in hits], [float(vecs[r] @ q) for r, _ in hits], rtol=1e-5)
+
+
+def test_hnsw_masks_and_round_trip(tmp_path, monkeypatch):
+    rng = np.random.default_rng(1)
+    vecs, qs = unit(rng, 400), unit(rng, 5)
+    idx = DenseIndex.build(vecs, [f"c{i}" for i in range(400)], kind="hnsw")
+    mask = rng.random(400) < 0.5
+    monkeypatch.setattr(dense_mod, "EXACT_LIMIT", 0)  # exercise the selector path
+    for hits in idx.search_many(qs, 10, [mask] * 5):
+        assert len(hits) == 10 and all(mask[r] for r, _ in hits)
+    idx.save(tmp_path / "dense")
+    back = DenseIndex.load(tmp_path / "dense")
+    assert back.kind == "hnsw" and back.row_ids == idx.row_ids
+    assert back.search_many(qs, 10) == idx.search_many(qs, 10)
+
+
+def test_flat_round_trip_no_pickle(tmp_path):
+    rng = np.random.default_rng(2)
+    vecs, qs = unit(rng, 50), unit(rng, 3)
+    idx = DenseIndex.build(vecs, [f"c{i}" for i in range(50)])
+    idx.save(tmp_path / "dense", extra={"model_id": "m"})
+    assert sorted(p.name for p in (tmp_path / "dense").iterdir()) == ["dense.json", "index.faiss", "rows.parquet"]
+    back = DenseIndex.load(tmp_path / "dense")
+    assert back.search_many(qs, 5) == idx.search_many(qs, 5)
+    np.testing.assert_array_equal(back.vectors, vecs)
+    assert DenseIndex.meta(tmp_path / "dense")["model_id"] == "m"
+
+
+# -- hybrid ------------------------------------------------------------------------------------
+
+class Stub:
+    def __init__(self, name, hits):
+        self.name, self.hits = name, hits
+
+    def search_many(self, queries, k, allowed=None):
+        out = []
+        for i, _ in enumerate(queries):
+            hits = self.hits
+            if allowed is not None and allowed[i] is not None:
+                hits = [h for h in hits if allowed[i][h[0]]]
+            out.append(hits[:k])
+        return out
+
+
+def test_rrf_arithmetic_hand_made():
+    bm25 = Stub("bm25", [(3, 9.0), (1, 5.0), (7, 1.0)])
+    dense = Stub("dense", [(1, 0.9), (4, 0.8), (3, 0.7)])
+    h = HybridRetriever(bm25, dense, rrf_k=60)
+    got = h.search_many(["q"], 4)[0]
+    expected = {1: 1 / 62 + 1 / 61, 3: 1 / 61 + 1 / 63, 4: 1 / 62, 7: 1 / 63}
+    assert [r for r, _ in got] == [1, 3, 4, 7]
+    for r, s in got:
+        assert s == pytest.approx(expected[r])
+    assert rrf_fuse([[(5, 1.0)], [(5, 2.0)]], 1, rrf_k=0) == [(5, 2.0)]
+
+
+def test_weighted_fusion_min_max():
+    got = weighted_fuse([(0, 10.0), (1, 5.0), (2, 0.0)], [(2, 0.9), (0, 0.5), (3, 0.1)], 4, weight=0.5)
+    scores = dict(got)
+    assert scores[0] == pytest.approx(0.5 * 1 + 0.5 * 0.5)
+    assert scores[1] == pytest.approx(0.5 * 0.5)
+    assert scores[2] == pytest.approx(0.5 * 1.0)
+    assert scores[3] == pytest.approx(0.0)
+    h = HybridRetriever(Stub("b", [(0, 10.0), (1, 5.0)]), Stub("d", [(1, 0.9), (0, 0.1)]), method="weighted", weight=0.9)
+    assert h.search_many(["q"], 1)[0][0][0] == 1
+
+
+DOCS = ["revenue grew to 1,200 million", "dividend of 8 cents per share", "net debt fell",
+        "revenue by segment table", "chief executive letter", "dividend policy and payout",
+        "auditor opinion on revenue", "cash flow from operations"]
+
+
+def test_all_three_retrievers_honour_masks(tmp_path):
+    e = fake_embedder(tmp_path)
+    vecs, _ = e.embed(DOCS)
+    bm25 = BM25Retriever.build(DOCS)
+    dense = DenseRetriever(DenseIndex.build(vecs, [str(i) for i in range(len(DOCS))]), e)
+    hybrid = HybridRetriever(bm25, dense)
+    mask = np.array([False, True, False, True, False, True, False, False])
+    queries = ["revenue", "dividend", "cash"]
+    for r in (bm25, dense, hybrid):
+        res = r.search_many(queries, 3, [mask, mask, None])
+        for hits in res[:2]:
+            assert hits and all(mask[row] for row, _ in hits), r.name
+        assert len(res[2]) == 3
+        assert r.search_many(["revenue"], 3, [np.zeros(len(DOCS), bool)]) == [[]]
+    # dense with a mask = exact top among allowed rows
+    q = e.embed_queries(["dividend"])[0]
+    assert [row for row, _ in dense.search_many(["dividend"], 3, [mask])[0]] == brute(vecs, q, 3, mask)
+
+
+# -- the real model (slow: imports sentence-transformers once) ---------------------------------
+
+@pytest.mark.slow
+def test_real_model_cache_and_search(tmp_path):
+    e = Embedder(cache_dir=tmp_path / "emb")
+    texts = ["Revenue grew 12% to EUR 1.2 billion.", "The Board proposes a dividend of 8.4 cents per share.",
+             "Net debt fell to EUR 300 million.", "Revenue grew 12% to EUR 1.2 billion."]
+    calls = []
+    model = e.model
+    original = model.encode
+    model.encode = lambda batch, **kw: calls.append(len(batch)) or original(batch, **kw)
+    vecs, stats = e.embed(texts)
+    assert vecs.shape == (4, 384) and vecs.dtype == np.float32 and stats.embedded == 3 and sum(calls) == 3
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, rtol=1e-5)
+    calls.clear()
+    again, stats2 = e.embed(texts)
+    assert calls == [] and stats2.embedded == 0 and stats2.cache_hits == 3
+    np.testing.assert_allclose(again, vecs, atol=1e-6)
+    dense = DenseRetriever(DenseIndex.build(vecs), e)
+    assert dense.search_many(["how much dividend per share?"], 1)[0][0][0] == 1

@@ -1,0 +1,135 @@
+"""finchunk search: filters as row masks before ranking (incl. as_of), the three retrievers, the CLI."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from finchunk_pipeline.chunking.store import CHUNK_SCHEMA
+from finchunk_pipeline.index import embed as embed_mod
+from finchunk_pipeline.index.retrievers import build_bm25, build_dense, index_exists
+from finchunk_pipeline.index.search import Filters, as_of_cutoff, row_mask, search
+from finchunk_pipeline.settings import Settings
+from finchunk_pipeline.workspace import Workspace
+
+from .test_index_dense import fake_embedder
+
+DOCS = [  # doc_id, issuer, ticker, doc_type, fiscal_year, filed_at
+    ("ar-north-2023", "Northwind Holdings plc", "NWH", "annual_report", 2023, "2024-03-09T07:00:00Z"),
+    ("ar-north-2024", "Northwind Holdings plc", "NWH", "annual_report", 2024, "2025-03-03T07:00:00Z"),
+    ("ar-calder-2024", "Calder Industries SE", "CAL", "annual_report", 2024, "2025-03-04T07:00:00Z"),
+    ("q-calder-2024q3", "Calder Industries SE", "CAL", "quarterly_report", 2024, "2024-11-05T07:00:00Z"),
+]
+TEXTS = {
+    "ar-north-2023": ["Revenue grew to 1,165.0 million in 2023.", "The Board proposes a dividend of 8.4 cents."],
+    "ar-north-2024": ["Revenue grew to 1,240.0 million in 2024.", "Net debt fell to 300 million."],
+    "ar-calder-2024": ["Calder revenue reached 2,100 million.", "Calder dividend of 12 cents per share."],
+    "q-calder-2024q3": ["Third quarter revenue of 520 million.", "Quarterly dividend unchanged."],
+}
+VERSION = "demo-0000abcd"
+
+
+@pytest.fixture()
+def ws(tmp_path, monkeypatch):
+    settings = Settings(corpus_dir=tmp_path / "corpus", data_root=tmp_path / "data",
+                        out_dir=tmp_path / "out", chunkers_file=tmp_path / "missing.yaml")
+    w = Workspace(settings)
+    rows = []
+    for doc_id, texts in TEXTS.items():
+        pos = 0
+        for i, t in enumerate(texts):
+            rows.append({"chunk_id": f"{doc_id}#c{i}", "chunk_set": "demo", "doc_id": doc_id, "kind": "text",
+                         "spans": [{"start": pos, "end": pos + len(t)}], "view_spans": [{"start": pos, "end": pos + len(t)}],
+                         "section_path": ["Report", f"Section {i}"], "parent_id": None, "source_text": t,
+                         "embedding_text": t, "display_text": t, "n_tokens": 10, "over_limit": False, "block_ids": []})
+            pos += len(t) + 2
+    table = pa.Table.from_pylist(rows, schema=CHUNK_SCHEMA)
+    w.chunks.write(VERSION, table, {"inputs": "x", "chunks": len(rows)})
+    manifest = pd.DataFrame(DOCS, columns=["doc_id", "issuer", "ticker", "doc_type", "fiscal_year", "filed_at"])
+    manifest["filed_at"] = pd.to_datetime(manifest["filed_at"], utc=True)
+    w.manifest_path.parent.mkdir(parents=True, exist_ok=True)
+    manifest.to_parquet(w.manifest_path)
+    chunks = w.chunks.read(VERSION)
+    build_bm25(chunks, w.index_dir(VERSION))
+    emb = fake_embedder(tmp_path)
+    monkeypatch.setattr(embed_mod, "get_embedder", lambda model_path=None, cache_dir=None: emb)
+    build_dense(chunks, w.index_dir(VERSION))
+    return w
+
+
+def docs_of(hits):
+    return {h.doc_id for h in hits}
+
+
+@pytest.mark.parametrize("retriever", ["bm25", "dense", "hybrid"])
+def test_filters_apply_before_ranking(ws, retriever):
+    all_hits = search("revenue", VERSION, 8, retriever, None, ws)
+    assert len(all_hits) == 8 and len(docs_of(all_hits)) == 4
+    hits = search("revenue", VERSION, 3, retriever, Filters(issuer="calder"), ws)
+    assert len(hits) == 3 and docs_of(hits) <= {"ar-calder-2024", "q-calder-2024q3"}
+    hits = search("revenue", VERSION, 5, retriever, Filters(doc_ids=["ar-north-2024"]), ws)
+    assert docs_of(hits) == {"ar-north-2024"} and len(hits) == 2  # exactly the allowed rows, not fewer
+    hits = search("dividend", VERSION, 5, retriever, Filters(doc_type="quarterly_report"), ws)
+    assert docs_of(hits) == {"q-calder-2024q3"}
+    hits = search("dividend", VERSION, 5, retriever, Filters(fiscal_year=2023), ws)
+    assert docs_of(hits) == {"ar-north-2023"}
+    assert search("x", VERSION, 5, retriever, Filters(issuer="nobody"), ws) == []
+
+
+def test_as_of_excludes_later_filings(ws):
+    # as of 2025-03-03: the 2024 Northwind report (filed that morning) counts; Calder's (03-04) does not
+    hits = search("revenue", VERSION, 10, "bm25", Filters(as_of="2025-03-03"), ws)
+    assert docs_of(hits) == {"ar-north-2023", "ar-north-2024", "q-calder-2024q3"}
+    hits = search("revenue", VERSION, 10, "hybrid", Filters(as_of="2024-12-31", issuer="NWH"), ws)
+    assert docs_of(hits) == {"ar-north-2023"}
+    hits = search("revenue", VERSION, 10, "bm25", Filters(as_of="2025-03-03T06:59:59+00:00"), ws)
+    assert "ar-north-2024" not in docs_of(hits)
+    assert search("revenue", VERSION, 10, "dense", Filters(as_of="2020-01-01"), ws) == []
+
+
+def test_as_of_cutoff_and_missing_dates():
+    assert as_of_cutoff("2024-03-09") == pd.Timestamp("2024-03-09T23:59:59.999999Z")
+    manifest = pd.DataFrame({"doc_id": ["a", "b"], "issuer": ["X", "X"], "doc_type": ["t", "t"],
+                             "fiscal_year": [2024, 2024], "filed_at": [pd.Timestamp("2024-01-01", tz="UTC"), pd.NaT]})
+    mask = row_mask(["a", "b", "a"], manifest, Filters(as_of="2030-01-01"))
+    np.testing.assert_array_equal(mask, [True, False, True])  # undated documents never pass as_of
+    assert row_mask(["a"], manifest, Filters()) is None
+
+
+def test_hits_carry_provenance(ws):
+    h = search("net debt", VERSION, 1, "bm25", None, ws)[0]
+    assert (h.chunk_id, h.doc_id, h.section) == ("ar-north-2024#c1", "ar-north-2024", "Report > Section 1")
+    assert h.spans and h.display_text.startswith("Net debt") and h.score > 0
+    assert set(h.as_dict()) >= {"chunk_id", "doc_id", "spans", "section", "display_text", "score"}
+
+
+def test_chunk_set_name_and_missing_index(ws):
+    assert search("revenue", "demo", 1, "bm25", None, ws)  # name -> its latest built version
+    with pytest.raises(ValueError, match="unknown chunk set"):
+        search("revenue", "nope", 1, "bm25", None, ws)
+    import shutil
+
+    shutil.rmtree(ws.index_dir(VERSION) / "dense")
+    assert index_exists("bm25", ws.index_dir(VERSION)) and not index_exists("hybrid", ws.index_dir(VERSION))
+    with pytest.raises(ValueError, match="no hybrid index"):
+        search("revenue", VERSION, 1, "hybrid", None, ws)
+
+
+def test_cli_json(ws, capsys):
+    from finchunk_pipeline.cli import main
+
+    rc = main(["search", "dividend", "--chunk-set", VERSION, "-k", "2", "--retriever", "hybrid", "--json",
+               "--issuer", "Northwind", "--as-of", "2024-12-31",
+               "--corpus", str(ws.corpus_dir), "--data", str(ws.settings.data_root)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    hits = json.loads(out)
+    assert isinstance(hits, list) and len(hits) == 2 and {h["doc_id"] for h in hits} == {"ar-north-2023"}
+    assert hits[0]["rank"] == 1 and "display_text" in hits[0]
+    rc = main(["search", "revenue", "--chunk-set", VERSION, "--retriever", "bm25", "--doc-ids", "ar-calder-2024",
+               "--corpus", str(ws.corpus_dir), "--data", str(ws.settings.data_root)])
+    text = capsys.readouterr().out
+    assert rc == 0 and "ar-calder-2024#c0" in text
