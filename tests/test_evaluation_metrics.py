@@ -1,0 +1,136 @@
+"""Hand-made cases for every evaluation metric: budget delivery, precision / IoU, containment."""
+import pandas as pd
+import pytest
+
+from finchunk_pipeline.evaluation.budget import DeliveredChunk, budget_curve, deliver, score_budgets, span_prefix
+from finchunk_pipeline.evaluation.containment import contains_answer, number_values, scorable
+from finchunk_pipeline.evaluation.precision import precision_iou
+from finchunk_pipeline.evaluation.retrieval import evaluate_retriever
+
+
+def test_span_prefix_reading_order():
+    assert span_prefix([(10, 20), (50, 60)], 15) == [(10, 20), (50, 55)]
+    assert span_prefix([(10, 20)], 0) == []
+
+
+def test_budget_whole_chunks_then_cut_chunk_credits_span_prefix():
+    ranked = [DeliveredChunk("d", [(0, 100)], 100), DeliveredChunk("d", [(200, 400)], 200)]
+    merged, used, _ = deliver(ranked, budget=150)
+    assert used == 150 and merged == {"d": [(0, 100), (200, 250)]}
+    # the header comes first and covers no document characters
+    ranked = [DeliveredChunk("d", [(200, 400)], 230, header_chars=30, text="H" * 30 + "x" * 200)]
+    merged, used, text = deliver(ranked, budget=130)
+    assert merged == {"d": [(200, 300)]} and used == 130 and len(text) == 130
+    merged, _, _ = deliver(ranked, budget=20)
+    assert merged == {"d": []}
+    # body and raw spans differing (joiners): proportional mapping
+    ranked = [DeliveredChunk("d", [(0, 50), (100, 150)], 102)]  # 100 raw chars + "\n\n"
+    merged, _, _ = deliver(ranked, budget=51)
+    assert merged == {"d": [(0, 50)]}
+
+
+def test_budget_stops_at_the_first_chunk_that_does_not_fit_and_ranking_may_run_out():
+    ranked = [DeliveredChunk("d", [(0, 100)], 100), DeliveredChunk("d", [(100, 400)], 300),
+              DeliveredChunk("d", [(500, 510)], 10)]
+    merged, used, _ = deliver(ranked, budget=200)
+    assert merged == {"d": [(0, 200)]} and used == 200  # no skipping to the small third chunk
+    _, used, _ = deliver(ranked, budget=3000)
+    assert used == 410
+
+
+def test_budget_recall_and_full_coverage():
+    gold = [("d", 0, 100), ("d", 200, 300)]
+    ranked = [DeliveredChunk("d", [(0, 100)], 100), DeliveredChunk("d", [(200, 300)], 100)]
+    s = score_budgets("q", "text", gold, ranked, budgets=(100, 140, 150, 200))
+    assert s.retrieved == {100: 1, 140: 1, 150: 2, 200: 2}  # 50 of 100 chars = 50% counts
+    curve = budget_curve([s, score_budgets("u", "unanswerable", [], ranked, (100, 140, 150, 200))], (100, 140, 150, 200))
+    assert [p["recall"] for p in curve] == [0.5, 0.5, 1.0, 1.0]
+    assert [p["full_coverage"] for p in curve] == [0.0, 0.0, 1.0, 1.0]
+
+
+def test_precision_and_iou():
+    gold = [("d", 0, 100)]
+    assert precision_iou({"d": [(0, 100)]}, gold) == (1.0, 1.0)
+    p, iou = precision_iou({"d": [(50, 250)]}, gold)
+    assert p == pytest.approx(50 / 200) and iou == pytest.approx(50 / 250)
+    p, iou = precision_iou({"x": [(0, 100)]}, gold)
+    assert (p, iou) == (0.0, 0.0)
+    assert precision_iou({}, gold) == (0.0, 0.0)
+    # overlapping gold passages are one set of characters
+    p, iou = precision_iou({"d": [(0, 150)]}, [("d", 0, 100), ("d", 50, 150)])
+    assert (p, iou) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("token,values", [
+    ("1,165.0", {1165.0}), ("1.165,0", {1165.0}), ("1,165", {1165.0, 1.165}), ("66", {66.0}),
+    ("1 234 567", None), ("12,5", {12.5}), ("1,234,567", {1234567.0}), ("0,125", {0.125}),
+])
+def test_number_values(token, values):
+    if values is None:  # plain spaces are not thousands separators
+        return
+    assert number_values(token) == values
+
+
+@pytest.mark.parametrize("answer,text,expected", [
+    ("1,165.0", "Revenue | 1 165,0 | 1,080.2", False),          # plain space splits: 1 and 165,0
+    ("1,165.0", "Revenue | 1\u202f165,0 | 1,080.2", True),      # thin space thousands, decimal comma
+    ("66.0", "Profit before tax was 66.0", True),
+    ("66.0", "Profit before tax was 66", True),
+    ("€39.7 million", "an impairment of EUR 39.7m was recorded", True),
+    ("€39.7 million", "an impairment of €39.8 million", False),
+    ("9.7%", "margin of 9.7 per cent", True),
+    ("1,208.6", "total 1.208,6", True),
+    ("(12.3)", "loss of -12.3", True),
+    ("Walter Varga", "The CFO, WALTER  VARGA, said", True),
+    ("Walter Varga", "Walter Vargas said", False),
+    ("16 new sites", "we opened 16 sites", True),               # numbers decide numeric answers
+])
+def test_contains_answer(answer, text, expected):
+    assert contains_answer(answer, text) is expected
+
+
+def test_scorable_skips_computed_types_and_missing_answers():
+    assert not scorable("calculation", "9.7%") and not scorable("point_in_time", "1")
+    assert not scorable("text", None) and not scorable("text", float("nan")) and scorable("table", "66.0")
+
+
+class _FixedRetriever:
+    name = "fixed-order"
+
+    def search_many(self, queries, k, allowed=None):
+        out = []
+        for i, _ in enumerate(queries):
+            rows = [r for r in range(3) if allowed is None or allowed[i][r]]
+            out.append([(r, 1.0) for r in rows[:k]])
+        return out
+
+
+def test_evaluate_retriever_end_to_end_summary():
+    chunks = pd.DataFrame({
+        "chunk_id": ["a#0", "a#1", "b#0"], "doc_id": ["a", "a", "b"],
+        "spans": [[{"start": 0, "end": 100}], [{"start": 100, "end": 200}], [{"start": 0, "end": 100}]],
+        "embedding_text": ["x" * 87 + " revenue 66.0", "y" * 100, "z" * 100],
+        "source_text": ["x" * 87 + " revenue 66.0", "y" * 100, "z" * 100],
+    })
+    chunks.loc[0, "embedding_text"] = chunks.loc[0, "embedding_text"][:100]
+    chunks.loc[0, "source_text"] = chunks.loc[0, "embedding_text"]
+    passages = pd.DataFrame({"passage_id": ["p1", "p2"], "doc_id": ["a", "b"], "start": [0, 0], "end": [100, 100]})
+    questions = pd.DataFrame({
+        "question_id": ["q1", "q2", "q3"], "question": ["?", "?", "?"],
+        "question_type": ["table", "footnote", "unanswerable"], "doc_ids": [["a"], ["b"], None],
+        "gold_passages": [["p1"], ["p2"], None], "answer": ["66.0", "nope", None]})
+    s = evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "global").summary()
+    assert s["curve"][0]["recall"] == 0.5 and s["curve"][2]["recall"] == 1.0
+    b = {p["chars"]: p["recall"] for p in s["budget"]}
+    assert b[500] == 1.0
+    assert s["precision"]["k"] == 5 and s["precision"]["chars"] == 1500
+    assert s["precision"]["value"] == pytest.approx((100 / 300 + 100 / 300) / 2)
+    assert s["answer_containment"]["questions"] == 2 and s["answer_containment"]["value"] == 0.5
+    assert s["slices"]["tables"]["questions"] == 1 and s["slices"]["footnotes"]["questions"] == 1
+    f = evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "filtered").summary()
+    assert f["curve"][0]["recall"] == 1.0
+    e = evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "expanded",
+                           expander=lambda r: [(0, 200)] if r < 2 else [(0, 100)]).summary()
+    assert e["mode"] == "expanded" and e["curve"][0]["recall"] == 0.5
+    with pytest.raises(ValueError):
+        evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "expanded")
