@@ -1,0 +1,49 @@
+"""Bounded expansion: table header / section neighbours, never beyond max_chars."""
+from __future__ import annotations
+
+from finchunk_pipeline.chunking.context import build_chunks
+from finchunk_pipeline.chunking.expand import expand_chunk
+from finchunk_pipeline.chunking.model import SPAN_JOINER
+from finchunk_pipeline.chunking.registry import STRATEGIES
+from finchunk_pipeline.parse import html, markdown
+
+MD = ("# Report\n\n## Segments\n\nRevenue by segment (in € millions):\n\n| Segment | 2024 | 2023 |\n|---|---|---|\n"
+      + "\n".join(f"| Segment {i} | {100 + i}.0 | {90 + i}.5 |" for i in range(30))
+      + "\n\nSegments grew in the year.\n\n## Outlook\n\n" + "The outlook is stable. " * 40 + "\n")
+
+
+def test_expand_row_group_gets_header_and_neighbours_within_budget():
+    doc = markdown.parse("m", MD)
+    pieces = STRATEGIES["sentence"].pieces(doc, {"n": 2, "overlap": 0}, {})
+    chunks = build_chunks(doc, {}, pieces, chunk_set="s", header=False, context_fields=())
+    row_chunk = next(c for c in chunks if "Segment 15 |" in c.source_text)
+    assert "| Segment | 2024 | 2023 |" not in row_chunk.source_text
+    spans, text = expand_chunk({"view_spans": [{"start": s, "end": e} for s, e in row_chunk.view_spans]}, doc, 400)
+    assert "| Segment | 2024 | 2023 |" in text and "Segment 15 |" in text and "Segment 16 |" in text
+    assert len(text) <= 400
+    assert SPAN_JOINER.join(MD[s:e] for s, e in spans) == text
+    assert "Outlook" not in text  # never leaves the section
+
+
+def test_expand_text_stays_in_section_and_bounded():
+    doc = markdown.parse("m", MD)
+    chunks = build_chunks(doc, {}, STRATEGIES["sentence"].pieces(doc, {"n": 1, "overlap": 0}, {}),
+                          chunk_set="s", header=False, context_fields=())
+    c = next(c for c in chunks if c.source_text == "Segments grew in the year.")
+    spans, text = expand_chunk(c, doc, 10_000)
+    assert "## Segments" in text and "Segment 29" in text and "outlook is stable" not in text
+    small_spans, small = expand_chunk(c, doc, 10)  # already larger than the bound: unchanged
+    assert small == c.source_text
+
+
+def test_expand_html_returns_raw_spans():
+    raw = ("<html><body><h2>Results</h2><p>Revenue rose.</p><table><tr><th>Item</th><th>2024</th></tr>"
+           + "".join(f"<tr><td>Line {i}</td><td>{i},000</td></tr>" for i in range(20))
+           + "</table><p>End of results.</p></body></html>")
+    doc = html.parse("h", raw)
+    row = next(b for b in doc.blocks if b.kind == "table_row" and b.text.startswith("Line 10"))
+    spans, text = expand_chunk({"view_spans": [(row.vstart, row.vend)]}, doc, 200)
+    assert "Item | 2024" in text and "Line 10" in text and len(text) <= 200
+    view_spans = [(s, e) for s, e in spans]
+    assert all(0 <= s < e <= len(raw) for s, e in view_spans)
+    assert "Line 10" in "".join(raw[s:e] for s, e in spans)
