@@ -172,6 +172,12 @@ def test_large_synthetic_is_linear():
     doc = H.parse("big", raw, {})
     assert time.perf_counter() - t < 5
     assert doc.counts()["table"] == 300
+    # pathological markup stays linear: stray "<", unterminated quotes, deep unclosed nesting
+    for bad in ("a < b <c " * 40000, '<div class="x>text ' * 5000, "<div>" * 50000 + "x",
+                "<span>" * 20000 + "<td>x" * 20000):
+        t = time.perf_counter()
+        doc = H.parse("bad", bad, {})
+        assert time.perf_counter() - t < 5 and doc.blocks
 
 
 @pytest.mark.skipif(not SEC.exists(), reason="devdata not available")

@@ -49,7 +49,7 @@ VERSION = "1"
 MAX_CHARS = 60_000_000  # beyond this the tail is not parsed (recorded as a warning)
 
 _TAG = re.compile(
-    r"<(?:(!--)|(!\[CDATA\[)|([!?])|(/?)([A-Za-z][\w:.-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*?)(/?)>)",
+    r"<(?:(!--)|(!\[CDATA\[)|([!?])|(/?)([A-Za-z][\w:.-]*)((?:[^<>\"']|\"[^\"]{0,4000}\"|'[^']{0,4000}')*?)(/?)>)",
     re.S,
 )
 _TEXTPIECE = re.compile(
