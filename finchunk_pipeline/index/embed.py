@@ -211,6 +211,7 @@ class Embedder:
         if progress:
             progress(0, total)
         if todo:
+            self.model  # load (and import) outside the timed model calls
             todo.sort(key=lambda st: len(st[1]), reverse=True)  # similar lengths share a batch
             step = max(self.batch_size * 8, 1)  # store a shard every few batches: a crash keeps work done
             done = 0
