@@ -13,9 +13,13 @@ from .assets.indexes import bm25_index
 from .assets.jobs import chunk_set_job, documents_job, report_job
 from .assets.resources import PipelineResource
 from .assets.schedules import SCHEDULES
+from .assets.point_in_time import point_in_time_evaluation
 from .assets.sensors import SENSORS
+from .assets.xbrl import XBRL_ASSETS, XBRL_CHECKS, XBRL_RESOURCES, FactsStoreResource
 
-PIPELINE_ASSETS = [raw_documents, parsed_blocks, chunk_sets, bm25_index, retrieval_evaluation, evaluation_report] + DENSE_ASSETS
+PIPELINE_ASSETS = [raw_documents, parsed_blocks, chunk_sets, bm25_index, *DENSE_ASSETS, retrieval_evaluation,
+                   evaluation_report, *XBRL_ASSETS, point_in_time_evaluation]
+ALL_CHECKS = [*ASSET_CHECKS, *XBRL_CHECKS]
 
 
 def partitioned_assets() -> list:
@@ -29,13 +33,23 @@ def available_retrievers() -> list[str]:
     return list(KNOWN)
 
 
-def resources() -> dict:
-    return {"pipeline": PipelineResource()}
+def xbrl_assets() -> list:
+    """The parallel XBRL branch: facts into DuckDB, derived quarters, point-in-time answers."""
+    return [*XBRL_ASSETS, point_in_time_evaluation]
+
+
+def resources(pipeline: PipelineResource | None = None) -> dict:
+    """The resources of one pipeline instance; the facts store follows its data root and corpus."""
+    if pipeline is None:
+        return {"pipeline": PipelineResource(), **XBRL_RESOURCES}
+    settings = pipeline.settings()
+    return {"pipeline": pipeline,
+            "facts_store": FactsStoreResource(db_path=str(settings.facts_db), corpus_dir=str(settings.corpus_dir))}
 
 
 defs = Definitions(
     assets=PIPELINE_ASSETS,
-    asset_checks=ASSET_CHECKS,
+    asset_checks=ALL_CHECKS,
     jobs=[documents_job, chunk_set_job, report_job],
     schedules=SCHEDULES,
     sensors=SENSORS,

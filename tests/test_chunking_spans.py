@@ -34,7 +34,7 @@ def _check(config, rec):
     raw = rec["text"]
     for c in chunks:
         assert c.source_text == SPAN_JOINER.join(doc.view_text[s:e] for s, e in c.view_spans)
-        assert c.spans == [doc.to_raw(s, e) for s, e in c.view_spans]
+        assert c.spans == [doc.raw_span(s, e) for s, e in c.view_spans]
         assert all(0 <= s < e <= len(raw) for s, e in c.spans)
         if doc.offsets.is_identity:
             assert c.source_text == SPAN_JOINER.join(raw[s:e] for s, e in c.spans)

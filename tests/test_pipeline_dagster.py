@@ -11,7 +11,7 @@ from finchunk_pipeline.assets.documents import parsed_blocks, raw_documents
 from finchunk_pipeline.assets.evaluation import evaluation_report
 from finchunk_pipeline.assets.partitions import chunk_set_partitions
 from finchunk_pipeline.assets.resources import PipelineResource
-from finchunk_pipeline.definitions import PIPELINE_ASSETS, partitioned_assets
+from finchunk_pipeline.definitions import PIPELINE_ASSETS, partitioned_assets, resources
 from finchunk_pipeline.parse import registry
 
 from .conftest import write_corpus
@@ -36,7 +36,7 @@ def make_pipeline(tmp_path, corpus, chunkers) -> PipelineResource:
 
 def run_documents(pipeline, instance):
     return materialize(PIPELINE_ASSETS, selection=[raw_documents, parsed_blocks], instance=instance,
-                       resources={"pipeline": pipeline})
+                       resources=resources(pipeline))
 
 
 def run_chunk_set(pipeline, instance, name):
@@ -44,12 +44,12 @@ def run_chunk_set(pipeline, instance, name):
     if name not in known:
         instance.add_dynamic_partitions(chunk_set_partitions.name, [name])
     return materialize(PIPELINE_ASSETS, selection=partitioned_assets(), partition_key=name,
-                       instance=instance, resources={"pipeline": pipeline})
+                       instance=instance, resources=resources(pipeline))
 
 
 def run_report(pipeline, instance):
     return materialize(PIPELINE_ASSETS, selection=[evaluation_report], instance=instance,
-                       resources={"pipeline": pipeline})
+                       resources=resources(pipeline))
 
 
 def run_all(pipeline, instance):

@@ -13,6 +13,7 @@ from ..storage import read_json, stable_hash, write_json
 from .dense import faiss_index
 from .indexes import bm25_index
 from .partitions import chunk_set_partitions
+from .point_in_time import PIT_FILE, point_in_time_evaluation
 from .resources import PipelineResource
 
 EVALUATION_VERSION = "2"
@@ -95,7 +96,7 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
 
 @asset(
     group_name="evaluation",
-    deps=[retrieval_evaluation],
+    deps=[retrieval_evaluation, point_in_time_evaluation],
     automation_condition=AutomationCondition.eager(),
     description="Every declared chunk set side by side: evaluation.json and evaluation.md in the "
                 "run output folder, the table shown here.",
@@ -115,6 +116,10 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
         context.log.warning(f"chunk sets not evaluated yet (materialize their partitions): {missing}")
     questions = 0 if corpus.questions is None else len(corpus.questions)
     report = build_report(corpus.name, questions, entries)
+    pit_path = ws.root / PIT_FILE
+    if pit_path.exists():
+        pit = read_json(pit_path)
+        report["point_in_time"] = {k: pit[k] for k in ("total", "correct", "accuracy", "unparsed")}
     plots = {}
     try:
         plots = write_plots(report, ws.settings.out_dir)

@@ -28,9 +28,11 @@ class ChunkerConfig:
     description: str = ""
 
     def code_version(self) -> str:
+        """The strategy's version and the shared chunk-building step's version."""
+        from .context import BUILD_VERSION
         from .registry import strategy_version
 
-        return strategy_version(self.strategy)
+        return f"{strategy_version(self.strategy)}.{BUILD_VERSION}"
 
     @property
     def config_hash(self) -> str:

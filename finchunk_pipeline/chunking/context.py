@@ -13,6 +13,9 @@ from typing import Any
 from ..parse.model import ParsedDocument
 from .model import SPAN_JOINER, Chunk
 
+# Version of the piece -> chunk step shared by every strategy; part of every config hash.
+# 2: block-aligned spans take the block's outer raw span (HTML element markup included).
+BUILD_VERSION = "2"
 DISPLAY_MAX_CHARS = 1200
 TRUNCATION_MARK = " […]"
 
@@ -96,7 +99,7 @@ def build_chunks(doc: ParsedDocument, meta: dict[str, Any], pieces: list[Piece],
         if not vspans:
             continue
         source = SPAN_JOINER.join(view[s:e] for s, e in vspans)
-        raw_spans = [doc.to_raw(s, e) for s, e in vspans]
+        raw_spans = [doc.raw_span(s, e) for s, e in vspans]
         lines: list[str] = []
         if header:
             head = context_header(meta, piece.section_path, context_fields, speaker=piece.speaker)

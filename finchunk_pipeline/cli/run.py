@@ -45,12 +45,10 @@ def run(args) -> int:
     from dagster import DagsterInstance, materialize
 
     from ..assets.resources import PipelineResource
-    from ..definitions import PIPELINE_ASSETS, available_retrievers
-    from ..assets.chunks import chunk_sets
     from ..assets.documents import parsed_blocks, raw_documents
     from ..assets.evaluation import evaluation_report
     from ..assets.partitions import chunk_set_partitions
-    from ..definitions import partitioned_assets
+    from ..definitions import ALL_CHECKS, PIPELINE_ASSETS, available_retrievers, partitioned_assets, resources, xbrl_assets
 
     pipeline = PipelineResource(
         corpus_dir=str(Path(args.corpus).resolve()) if args.corpus else "",
@@ -77,14 +75,14 @@ def run(args) -> int:
     new = [c.name for c in configs if c.name not in known]
     if new:
         instance.add_dynamic_partitions(chunk_set_partitions.name, new)
-    resources = {"pipeline": pipeline}
+    run_resources = resources(pipeline)
     quiet = None if args.verbose else {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-    assets = PIPELINE_ASSETS
+    assets = [*PIPELINE_ASSETS, *ALL_CHECKS]  # checks run with the assets they gate
 
     def step(label: str, **kwargs) -> None:
         t0 = time.perf_counter()
         print(f"  {label} ...", end="", flush=True)
-        result = materialize(assets, instance=instance, resources=resources, run_config=quiet,
+        result = materialize(assets, instance=instance, resources=run_resources, run_config=quiet,
                              raise_on_error=True, **kwargs)
         print(f" done in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]})", flush=True)
 
@@ -93,6 +91,7 @@ def run(args) -> int:
     for i, config in enumerate(configs, 1):
         step(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation",
              selection=partitioned_assets(), partition_key=config.name)
+    step("xbrl: facts into DuckDB, derived quarters, point-in-time answers", selection=xbrl_assets())
     step("evaluation_report", selection=[evaluation_report])
     print(f"finished in {time.perf_counter() - t_all:.1f}s")
     report = settings.out_dir / "evaluation.md"

@@ -128,7 +128,18 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
                 cells += [str(g.get("questions", 0)), _fmt(g.get("recall")), _fmt(g.get("recall_at_budget")),
                           _fmt(g.get("answer_containment"))]
             lines.append(f"| {e['name']} | {e.get('retriever', '–')} | {e.get('mode', '–')} | " + " | ".join(cells) + " |")
+    lines += _point_in_time_section(report.get("point_in_time"))
     return "\n".join(lines) + "\n"
+
+
+def _point_in_time_section(pit: dict | None) -> list[str]:
+    """Point-in-time questions are answered from XBRL facts, not from retrieved text."""
+    if not pit or not pit.get("total"):
+        return []
+    return ["", "## Point-in-time questions answered from XBRL facts", "",
+            "Each answer is the value filed on or before the question's as_of date (no look-ahead).", "",
+            "| questions | correct | exact-match accuracy | not parsed |", "|---:|---:|---:|---:|",
+            f"| {pit['total']} | {pit['correct']} | {_fmt(pit['accuracy'])} | {pit['unparsed']} |"]
 
 
 def write_report(report: dict, out_dir: str | Path, plots: dict[str, str] | None = None) -> tuple[Path, Path]:

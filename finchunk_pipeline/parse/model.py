@@ -66,9 +66,37 @@ class ParsedDocument:
     warnings: list[str] = field(default_factory=list)
 
     def to_raw(self, vstart: int, vend: int) -> tuple[int, int]:
+        """The raw characters the view range was copied from (first to last, inclusive)."""
         if self.offsets.is_identity:
             return (vstart, vend)
         return self.offsets.to_raw(vstart, vend)
+
+    def raw_span(self, vstart: int, vend: int) -> tuple[int, int]:
+        """The raw span a chunk of view range [vstart, vend) stands for.
+
+        Like ``to_raw``, but a range that starts where a block starts (ends where a block
+        ends) takes that block's outer raw start (end): for HTML, ``attrs["outer"]`` is the
+        block's whole source element, markup included (``<tr>…</tr>``), so block-aligned
+        chunks own their elements' markup, as gold passages over raw HTML do."""
+        rs, re_ = self.to_raw(vstart, vend)
+        if self.offsets.is_identity:
+            return (rs, re_)
+        starts, ends = self._block_bounds()
+        rs = min(rs, starts.get(vstart, rs))
+        re_ = max(re_, ends.get(vend, re_))
+        return (rs, re_)
+
+    def _block_bounds(self) -> tuple[dict[int, int], dict[int, int]]:
+        cached = self.__dict__.get("_bounds")
+        if cached is None:
+            starts: dict[int, int] = {}
+            ends: dict[int, int] = {}
+            for b in self.blocks:
+                s, e = b.attrs.get("outer") or (b.start, b.end)
+                starts[b.vstart] = min(s, starts.get(b.vstart, s))
+                ends[b.vend] = max(e, ends.get(b.vend, e))
+            cached = self.__dict__["_bounds"] = (starts, ends)
+        return cached
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
