@@ -168,3 +168,19 @@ def test_unlabelled_corpus_runs_and_says_nothing_to_score(tmp_path, chunkers_fil
     assert run_all(pipeline, DagsterInstance.ephemeral()).success
     md = (tmp_path / "out" / "evaluation.md").read_text()
     assert "no labelled questions" in md
+
+
+def test_xbrl_branch_answers_point_in_time_questions(tmp_path, chunkers_file):
+    from finchunk_pipeline.definitions import xbrl_assets
+    from finchunk_pipeline.settings import DEFAULT_CORPUS
+
+    pipeline = make_pipeline(tmp_path, DEFAULT_CORPUS, chunkers_file)
+    result = materialize(PIPELINE_ASSETS, selection=xbrl_assets(), instance=DagsterInstance.ephemeral(),
+                         resources=resources(pipeline))
+    assert result.success
+    assert (tmp_path / "store" / "facts.duckdb").exists()
+    pit = json.loads((pipeline.workspace().root / "point_in_time.json").read_text())
+    assert pit["total"] >= 15 and pit["unparsed"] == 0
+    assert pit["correct"] == pit["total"], [r for r in pit["rows"] if not r["correct"]][:3]
+    meta = result.asset_materializations_for_node("point_in_time_evaluation")[0].metadata
+    assert meta["accuracy"].value == 1.0
