@@ -11,7 +11,9 @@ COMMAND_MODULES = ("run", "corpus", "facts", "edgar", "search")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="finchunk", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="finchunk",
+        description="Parse, chunk, index and evaluate financial documents (a Dagster pipeline).")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(f"{__name__}.{name}").register(sub)
