@@ -59,7 +59,7 @@ def test_spans_exact_on_every_document_class(name, corpus_docs, monkeypatch):
         for c in chunks:
             view_src = SPAN_JOINER.join(doc.view_text[s:e] for s, e in c.view_spans)
             assert view_src == c.source_text, (name, doc.doc_id, c.chunk_id)
-            assert list(c.spans) == [doc.to_raw(s, e) for s, e in c.view_spans]
+            assert list(c.spans) == [doc.raw_span(s, e) for s, e in c.view_spans]
             if doc.offsets.is_identity:
                 assert SPAN_JOINER.join(meta["text"][s:e] for s, e in c.spans) == c.source_text
             assert c.embedding_text.endswith(c.source_text)  # context never overwrites the source

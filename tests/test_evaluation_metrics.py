@@ -130,7 +130,7 @@ def test_evaluate_retriever_end_to_end_summary():
     f = evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "filtered").summary()
     assert f["curve"][0]["recall"] == 1.0
     e = evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "expanded",
-                           expander=lambda r: [(0, 200)] if r < 2 else [(0, 100)]).summary()
+                           expander=lambda r: ([(0, 200)], "x" * 200) if r < 2 else ([(0, 100)], "x" * 100)).summary()
     assert e["mode"] == "expanded" and e["curve"][0]["recall"] == 0.5
     with pytest.raises(ValueError):
         evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "expanded")

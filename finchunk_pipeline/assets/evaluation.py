@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pyarrow.parquet as pq
 from dagster import (AssetExecutionContext, AutomationCondition, DataVersion, MaterializeResult,
                      MetadataValue, asset)
 
@@ -16,21 +17,35 @@ from .partitions import chunk_set_partitions
 from .point_in_time import PIT_FILE, point_in_time_evaluation
 from .resources import PipelineResource
 
-EVALUATION_VERSION = "2"
+EVALUATION_VERSION = "3"
 
 
 def _dir_bytes(folder) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) if folder.exists() else 0
 
 
-def _expander(chunks, ws, config):
-    """Bounded parent expansion (chunking/expand.py) when that module exists, else None."""
-    try:
-        from ..chunking import expand  # noqa: F401
-    except ImportError:
-        return None
-    make = getattr(expand, "make_expander", None)
-    return make(chunks, ws, config) if make is not None else None
+EXPAND_MAX_CHARS = 1500  # bounded parent expansion: never more than this per retrieved chunk
+
+
+def _expander(chunks, ws):
+    """Bounded parent expansion (chunking/expand.py) of the chunk at a row of ``chunks``:
+    parsed documents are read from the block store on first use, expansions memoised."""
+    from ..chunking.expand import expand_chunk
+
+    parsed = pq.read_table(ws.manifest_path, columns=["doc_id", "sha", "parser_key"]).to_pandas()
+    where = {d: (k, sha) for d, sha, k in zip(parsed["doc_id"], parsed["sha"], parsed["parser_key"])}
+    docs, memo = {}, {}
+
+    def expand(row: int):
+        if row not in memo:
+            doc_id = chunks["doc_id"].iat[row]
+            if doc_id not in docs:
+                key, sha = where[doc_id]
+                docs[doc_id] = ws.blocks.read(key, sha, doc_id=doc_id)
+            memo[row] = expand_chunk({"view_spans": chunks["view_spans"].iat[row]}, docs[doc_id], EXPAND_MAX_CHARS)
+        return memo[row]
+
+    return expand
 
 
 @asset(
@@ -58,15 +73,16 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
             "chunk_bytes": ws.chunks.path(config.version_name).stat().st_size}
     entries = []
     if corpus.labelled:
-        chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "embedding_text", "source_text"])
-        expander = _expander(chunks, ws, config)
+        chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
+                                                                "embedding_text", "source_text"])
+        expander = _expander(chunks, ws)
         for name in pipeline.retriever_names():
             if not index_exists(name, ws.index_dir(config.version_name)):
                 why = "dense: false in the chunker config" if "dense" in NEEDS.get(name, ()) and not config.dense else "no index built"
                 context.log.info(f"{config.name}: {name} skipped ({why})")
                 continue
             retriever = load_retriever(name, ws.index_dir(config.version_name), chunks, pipeline.model())
-            for mode in MODES + ((EXPANDED,) if expander is not None else ()):
+            for mode in (*MODES, EXPANDED):
                 result = evaluate_retriever(retriever, chunks, corpus.passages, corpus.questions, mode,
                                             expander=expander)
                 folder = ws.index_dir(config.version_name)

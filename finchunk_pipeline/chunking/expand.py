@@ -138,7 +138,7 @@ def expand_chunk(chunk_row: Any, doc: ParsedDocument, max_chars: int) -> tuple[l
     vs = chunk_row["view_spans"] if not hasattr(chunk_row, "view_spans") else chunk_row.view_spans
     view_spans = expand_view_spans(_spans(vs), doc, max_chars)
     text = SPAN_JOINER.join(doc.view_text[s:e] for s, e in view_spans)
-    return [doc.to_raw(s, e) for s, e in view_spans], text
+    return [doc.raw_span(s, e) for s, e in view_spans], text
 
 
 def expand_chunks(rows: Iterable[Any], docs: Mapping[str, ParsedDocument], max_chars: int) -> list[tuple[list[tuple[int, int]], str]]:

@@ -34,8 +34,9 @@ SLICES = {
     "footnotes": ("footnote", "table_and_note", "text_and_note", "proxy_footnote"),
 }
 
-# expander(row) -> raw spans of the chunk at that row of chunks.parquet, expanded to its bounded parent context
-Expander = Callable[[int], Sequence[tuple[int, int]]]
+# expander(row) -> (raw spans, text) of the chunk at that row of chunks.parquet, expanded to its
+# bounded parent context (chunking.expand.expand_chunk)
+Expander = Callable[[int], tuple[Sequence[tuple[int, int]], str]]
 
 
 @dataclass
@@ -126,7 +127,7 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     """``chunks`` rows must be in the retriever's row order (chunks.parquet order); columns
     doc_id, spans, embedding_text (+ source_text for the header length, optional).
     Mode ``expanded`` needs ``expander``: the global ranking, each chunk replaced by its
-    expanded spans, costing their raw length (no header)."""
+    expanded spans, costing the length of its expanded text (no header)."""
     if mode not in ALL_MODES:
         raise ValueError(f"unknown evaluation mode {mode!r}; known: {ALL_MODES}")
     if mode == EXPANDED and expander is None:
@@ -151,8 +152,8 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
         if mode == EXPANDED:
             delivered = []
             for r, _ in ranked:
-                ex = list(expander(r))
-                delivered.append(DeliveredChunk(doc_ids[r], ex, sum(e - s for s, e in ex), 0, texts[r]))
+                ex_spans, ex_text = expander(r)
+                delivered.append(DeliveredChunk(doc_ids[r], list(ex_spans), len(ex_text), 0, ex_text))
         else:
             delivered = [DeliveredChunk(doc_ids[r], spans[r], int(n_chars[r]), int(header[r]), texts[r])
                          for r, _ in ranked]
