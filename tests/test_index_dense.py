@@ -140,8 +140,9 @@ def test_flat_search_exact_with_and_without_masks(monkeypatch):
     plain = idx.search_many(qs, 7)
     for q, hits in zip(qs, plain):
         assert [r for r, _ in hits] == brute(vecs, q, 7)
-    for limit in (dense_mod.EXACT_LIMIT, 0):  # numpy over allowed rows / faiss IDSelectorBitmap
-        monkeypatch.setattr(dense_mod, "EXACT_LIMIT", limit)
+    for fraction in (0.0, 1.1, dense_mod.SUBSET_FRACTION):  # full product + mask / allowed rows only / mixed
+        monkeypatch.setattr(dense_mod, "SUBSET_FRACTION", fraction)
+        monkeypatch.setattr(dense_mod, "BLOCK_CELLS", 1000)  # several query blocks
         got = idx.search_many(qs, 7, masks)
         for q, m, hits in zip(qs, masks, got):
             assert [r for r, _ in hits] == brute(vecs, q, 7, m)

@@ -120,6 +120,13 @@ class Embedder:
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 from sentence_transformers import SentenceTransformer  # slow import: only here
 
+                try:  # no "Loading weights" bars on stderr from the CLI / Dagster logs
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()
+                except Exception:  # pragma: no cover - optional
+                    pass
+
                 self._model = SentenceTransformer(self.model_path, device=self.device)
         return self._model
 
