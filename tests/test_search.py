@@ -133,3 +133,55 @@ def test_cli_json(ws, capsys):
                "--corpus", str(ws.corpus_dir), "--data", str(ws.settings.data_root)])
     text = capsys.readouterr().out
     assert rc == 0 and "ar-calder-2024#c0" in text
+
+
+def test_faiss_index_asset_builds_skips_and_feeds_evaluation(tmp_path, monkeypatch):
+    from dagster import DagsterInstance, materialize
+
+    from finchunk_pipeline.assets.partitions import chunk_set_partitions
+    from finchunk_pipeline.assets.resources import PipelineResource
+    from finchunk_pipeline.definitions import PIPELINE_ASSETS, partitioned_assets, resources
+
+    from .conftest import write_corpus
+
+    text = "# Good plc — Annual report 2024\n\n## Results\n\nRevenue was 10 million.\n\n## Dividend\n\nNo dividend.\n"
+    start = text.index("Revenue")
+    corpus = write_corpus(tmp_path / "c", [{"doc_id": "good", "text": text}],
+                          passages=[{"passage_id": "p", "doc_id": "good", "section": "", "kind": "text",
+                                     "start": start, "end": start + len("Revenue was 10 million.")}],
+                          questions=[{"question_id": "q", "question": "What was revenue?", "question_type": "text",
+                                      "doc_ids": ["good"], "gold_passages": ["p"]}])
+    chunkers = tmp_path / "chunkers.yaml"
+    chunkers.write_text("chunk_sets:\n"
+                        "  - {name: small, strategy: fixed, params: {size: 60, overlap: 0}}\n"
+                        "  - {name: lexical, strategy: fixed, params: {size: 80, overlap: 0}, dense: false}\n")
+    emb = fake_embedder(tmp_path)
+    monkeypatch.setattr(embed_mod, "get_embedder", lambda model_path=None, cache_dir=None: emb)
+    pipeline = PipelineResource(corpus_dir=str(corpus), data_root=str(tmp_path / "store"), out_dir=str(tmp_path / "out"),
+                                chunkers_file=str(chunkers), retrievers="bm25,dense,hybrid")
+    instance = DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(chunk_set_partitions.name, ["small", "lexical"])
+    res = resources(pipeline)
+    from finchunk_pipeline.assets.documents import parsed_blocks, raw_documents
+
+    assert materialize(PIPELINE_ASSETS, selection=[raw_documents, parsed_blocks], instance=instance, resources=res).success
+
+    def faiss_meta(result):
+        return [e.materialization.metadata for e in result.get_asset_materialization_events()
+                if e.asset_key.path[-1] == "faiss_index"][0]
+
+    def evaluated(name):
+        ws = pipeline.workspace()
+        version = pipeline.chunker_config(name).version_name
+        return {e["retriever"] for e in json.loads((ws.evaluation_dir(version) / "evaluation.json").read_text())["entries"]}
+
+    first = materialize(PIPELINE_ASSETS, selection=partitioned_assets(), partition_key="small", instance=instance, resources=res)
+    m = faiss_meta(first)
+    assert m["built"].value is True and m["embedded_now"].value > 0 and m["dim"].value == 64
+    assert evaluated("small") == {"bm25", "dense", "hybrid"}
+    calls = emb._model.calls
+    again = materialize(PIPELINE_ASSETS, selection=partitioned_assets(), partition_key="small", instance=instance, resources=res)
+    assert faiss_meta(again)["built"].value is False and emb._model.calls == calls  # unchanged: no rebuild, no embedding
+    lexical = materialize(PIPELINE_ASSETS, selection=partitioned_assets(), partition_key="lexical", instance=instance, resources=res)
+    assert faiss_meta(lexical)["skipped"].value is True
+    assert evaluated("lexical") == {"bm25"}

@@ -25,7 +25,7 @@ DENSE_KIND = "flat"
     code_version=DENSE_VERSION,
     description="FAISS IndexFlatIP over normalised sentence embeddings (all-MiniLM-L6-v2 by default, "
                 "offline) of each chunk's embedding_text; embeddings cached by text hash. Skipped for "
-                "chunk sets declared with dense: false.",
+                "chunk sets declared with dense: false, and when no evaluated retriever (dense, hybrid) needs it.",
     kinds={"faiss"},
 )
 def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
@@ -37,6 +37,12 @@ def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> M
         context.log.info(f"{config.name}: dense: false in the chunker config, no dense index")
         return MaterializeResult(metadata={"version": config.version_name, "skipped": True,
                                            "reason": "dense: false in the chunker config"},
+                                 data_version=DataVersion(f"skipped:{config.version_name}"))
+    wanted = [r for r in pipeline.retriever_names() if r in ("dense", "hybrid")]
+    if not wanted:
+        context.log.info(f"{config.name}: retrievers {pipeline.retriever_names()} use no dense index, not built")
+        return MaterializeResult(metadata={"version": config.version_name, "skipped": True,
+                                           "reason": f"retrievers {pipeline.retrievers!r} use no dense index"},
                                  data_version=DataVersion(f"skipped:{config.version_name}"))
     ws = pipeline.workspace()
     chunks_manifest = ws.chunks.manifest(config.version_name)
