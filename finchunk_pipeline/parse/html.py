@@ -41,6 +41,7 @@ from bisect import bisect_right
 from typing import Any
 
 from ..storage import sha256_text
+from .lines import UNIT
 from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
 
@@ -79,11 +80,6 @@ _ITEM = re.compile(r"^item\s*\d{1,2}[a-z]?\s*[.:\-–—]", re.I)
 _ITEM_LOOSE = re.compile(r"^item\s*\d{1,2}[a-z]?\b", re.I)
 _VALUE = re.compile(r"^[$€£¥]?\s*[(\-–—+]?\s*[$€£¥]?\s*\d[\d,]*(?:\.\d+)?\s*\)?\s*%?\)?$|^[—–-]+$|^n/?m$", re.I)
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
-_UNIT = re.compile(
-    r"\((?:\s*(?:in|dollars in|amounts in)\s+)?(?:[$€£]\s*)?(thousands|millions|billions|%|percent)[^)]*\)"
-    r"|\b(?:in|dollars in|amounts in)\s+(?:thousands|millions|billions)\b",
-    re.I,
-)
 _MARK_FIND = re.compile(r"\d{1,2}|(?<![A-Za-z])[a-z](?![A-Za-z])|[*†‡§]+")
 _MARKLIKE = re.compile(r"^\s*\(?\s*(?:\d{1,2}|[a-z]|[*†‡§]+)(?:\s*,\s*(?:\d{1,2}|[a-z]))*\s*\)?\s*$")
 _NOTE_START = re.compile(r"^\s*(?:\(\s*(\d{1,2}|[a-z])\s*\)|(\d{1,2})(?=[\s.:)]|[A-Z])|([*†‡§]+))\s*\.?\s*(?=\S)")
@@ -845,7 +841,7 @@ def _emit_table(p: _Parser, t: _Table) -> None:
     attrs["n_rows"] = len(rows)
     unit_src = [attrs.get("header", ""), attrs.get("caption", "")] + prev_text
     for s in unit_src:
-        m = _UNIT.search(s or "")
+        m = UNIT.search(s or "")
         if m:
             attrs["unit"] = m.group(0)
             break

@@ -10,15 +10,15 @@ from typing import Any
 
 from ..storage import sha256_text
 from .footnotes import cited_marks, note_mark
+from .lines import UNIT
 from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
 
-VERSION = "1"
+VERSION = "2"  # 2: shared unit pattern (also "in millions" without parentheses)
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+•]|\d{1,3}[.)])\s+\S")
-_UNIT = re.compile(r"\((?:\s*in\s+)?(?:[$€£]\s*)?(thousands|millions|billions|%|percent)[^)]*\)", re.I)
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
@@ -160,9 +160,9 @@ def _table(b: _Builder, text: str, lines, i: int, j: int, warnings: list[str]) -
     # a caption: the paragraph right above the table, when it names a unit or ends with ':'
     prev = b.blocks[-1] if b.blocks else None
     if prev is not None and prev.kind == BlockKind.PARAGRAPH and len(prev.text) < 300:
-        if prev.text.rstrip().endswith(":") or _UNIT.search(prev.text):
+        if prev.text.rstrip().endswith(":") or UNIT.search(prev.text):
             attrs["caption"] = prev.text
-    unit = _UNIT.search(attrs.get("header", "")) or (_UNIT.search(attrs["caption"]) if "caption" in attrs else None)
+    unit = UNIT.search(attrs.get("header", "")) or (UNIT.search(attrs["caption"]) if "caption" in attrs else None)
     if unit:
         attrs["unit"] = unit.group(0)
     table = b.add(BlockKind.TABLE, start, end, attrs=attrs)

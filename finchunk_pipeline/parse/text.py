@@ -26,6 +26,7 @@ from typing import Any
 
 from ..storage import sha256_text
 from .footnotes import SUPERSCRIPTS, cited_marks, sup_to_digits
+from .lines import UNIT, line_spans
 from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
 
@@ -40,11 +41,6 @@ _YEAR = re.compile(r"\b(?:FY\s?)?(?:19|20)\d\d\b")
 _PART = re.compile(r"^\s*part\s+(?:i{1,3}|iv|v)\b", re.I)
 _ITEM = re.compile(r"^\s*item\s*\d{1,2}[a-z]?\s*[.:\-–—]", re.I)
 _NOTE_HEAD = re.compile(r"^\s*note\s+\d{1,2}\s*[.:\-–—]\s*\S", re.I)
-_UNIT = re.compile(
-    r"\((?:\s*(?:in|dollars in|amounts in)\s+)?(?:[$€£]\s*)?(thousands|millions|billions|%|percent)[^)]*\)"
-    r"|\b(?:in|dollars in|amounts in)\s+(?:thousands|millions|billions)\b",
-    re.I,
-)
 _NOTE_LINE = re.compile(rf"^\s*(?:\(\s*(\d{{1,2}}|[a-z])\s*\)|([{SUPERSCRIPTS}]+)|(\d{{1,2}})(?=\s)|([*†‡]+))\s*\S")
 _PAREN_CITE = re.compile(r"(?<=[A-Za-z)\]])\s?\(\s*(\d{1,2}|[a-z])\s*\)(?=\s|$|[,.;:])")
 _RULE = re.compile(r"^[-=_—–\s]+$")
@@ -158,13 +154,7 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
     d = _Doc(doc_id, text)
     warnings: list[str] = []
     # lines split on \n and \f; each (start, end) excludes the separator and a trailing \r
-    lines: list[tuple[int, int]] = []
-    pos = 0
-    for m in re.finditer(r"[\n\f]", text):
-        e = m.start()
-        lines.append((pos, e - 1 if e > pos and text[e - 1] == "\r" else e))
-        pos = m.end()
-    lines.append((pos, len(text)))
+    lines = line_spans(text, "\n\f")
     n = len(lines)
 
     def L(k: int) -> str:
@@ -339,10 +329,10 @@ def _table(d: _Doc, text: str, lines, h: int, i: int, last: int, row: list[bool]
         attrs["header_vspan"] = [hs, hs + len(attrs["header"])]
     prev = d.blocks[-1] if d.blocks else None
     if prev is not None and prev.kind in (BlockKind.HEADING, BlockKind.PARAGRAPH) and len(prev.text) <= 200:
-        if prev.kind == BlockKind.HEADING or prev.text.rstrip().endswith(":") or _UNIT.search(prev.text):
+        if prev.kind == BlockKind.HEADING or prev.text.rstrip().endswith(":") or UNIT.search(prev.text):
             attrs["caption"] = prev.text
     for src in (attrs.get("header", ""), attrs.get("caption", "")):
-        m = _UNIT.search(src)
+        m = UNIT.search(src)
         if m:
             attrs["unit"] = m.group(0)
             break

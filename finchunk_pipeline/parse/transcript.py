@@ -31,6 +31,7 @@ import re
 from typing import Any
 
 from ..storage import sha256_text
+from .lines import line_spans
 from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
 
@@ -170,13 +171,7 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
         raise ValueError(f"{doc_id}: transcript is empty")
     meta = meta or {}
     issuer = str(meta.get("issuer") or "")
-    lines: list[tuple[int, int]] = []
-    pos = 0
-    for m in re.finditer(r"\n", text):
-        e = m.start()
-        lines.append((pos, e - 1 if e > pos and text[e - 1] == "\r" else e))
-        pos = m.end()
-    lines.append((pos, len(text)))
+    lines = line_spans(text)
     n = len(lines)
 
     def L(k: int) -> str:
