@@ -5,6 +5,7 @@ chunk-set version embeds only the texts no earlier version had. The index is reb
 when the chunks' inputs hash, the model id or this asset's code version change.
 """
 
+import os
 import time
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
@@ -15,7 +16,7 @@ from .partitions import chunk_set_partitions
 from .resources import PipelineResource
 
 DENSE_VERSION = "1"
-DENSE_KIND = "flat"
+DENSE_KIND_ENV = "FINCHUNK_DENSE_INDEX"  # "flat" (default, exact) or "hnsw" (approximate, for large sets)
 
 
 @asset(
@@ -48,11 +49,14 @@ def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> M
     chunks_manifest = ws.chunks.manifest(config.version_name)
     if chunks_manifest is None:
         raise RuntimeError(f"chunk set {config.version_name} is missing: materialize chunk_sets first")
+    kind = os.environ.get(DENSE_KIND_ENV, "flat").strip().lower() or "flat"
+    if kind not in ("flat", "hnsw"):
+        raise ValueError(f"{DENSE_KIND_ENV}={kind!r}: expected flat or hnsw")
     model_path = pipeline.model() or default_model_path()
     mid = model_id(model_path)
     folder = ws.index_dir(config.version_name)
     marker = folder / "dense.json"
-    key = f"{chunks_manifest['inputs']}:{mid}:{DENSE_KIND}:{DENSE_VERSION}"
+    key = f"{chunks_manifest['inputs']}:{mid}:{kind}:{DENSE_VERSION}"
     t0 = time.perf_counter()
     built = False
     if not (marker.exists() and read_json(marker).get("inputs") == key and (folder / "dense" / "index.faiss").exists()):
@@ -64,8 +68,8 @@ def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> M
             if total and (done == total or done % 256 == 0):
                 context.log.info(f"{config.name}: embedded {done}/{total} new texts")
 
-        retriever, stats = build_dense(chunks, folder, model_path, ws.settings.embeddings_dir, DENSE_KIND, progress)
-        write_json(marker, {"inputs": key, "model_id": mid, "kind": DENSE_KIND, "chunks": len(chunks),
+        retriever, stats = build_dense(chunks, folder, model_path, ws.settings.embeddings_dir, kind, progress)
+        write_json(marker, {"inputs": key, "model_id": mid, "kind": kind, "chunks": len(chunks),
                             "dim": retriever.index.dim, "embed": stats.as_dict()})
         built = True
         context.log.info(f"{config.version_name}: {stats.embedded} texts embedded, {stats.cache_hits} from the cache")
