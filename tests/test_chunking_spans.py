@@ -86,3 +86,27 @@ def test_fixed_and_recursive_respect_sizes():
     assert fixed[1].view_spans[0][0] <= fixed[0].view_spans[-1][1]
     rec_chunks = chunk_document(ChunkerConfig("r", "recursive", {"size": 500}), doc, rec)
     assert max(len(c.source_text) for c in rec_chunks) <= 500
+
+
+def _check_complete(config, rec):
+    """Nothing is lost: every non-space character of every leaf block is in some chunk."""
+    import numpy as np
+
+    spec = select_parser(rec["doc_type"], rec["format"])
+    doc = spec.fn(rec["doc_id"], rec["text"], rec)
+    covered = np.zeros(len(doc.view_text) + 1, dtype=bool)
+    for c in chunk_document(config, doc, rec):
+        for s, e in c.view_spans:
+            covered[s:e] = True
+    for b in doc.blocks:
+        if b.kind == "table" or b.attrs.get("furniture"):
+            continue  # a table is its rows; page furniture may be dropped
+        missing = [i for i in range(b.vstart, b.vend) if not covered[i] and not doc.view_text[i].isspace()]
+        assert not missing, f"{config.name} lost {len(missing)} chars of {b.kind} {b.block_id}: {b.text[:80]!r}"
+
+
+@pytest.mark.parametrize("strategy", sorted(set(STRATEGIES) - SLOW))
+def test_no_strategy_loses_text(strategy):
+    config = ChunkerConfig(name=f"t-{strategy}", strategy=strategy)
+    for rec in _docs(DEFAULT_CORPUS, per_type=3):
+        _check_complete(config, rec)

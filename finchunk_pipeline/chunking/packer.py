@@ -188,7 +188,7 @@ class Packed(Strategy):
     doc_type, section), so the chunks fit whether or not the chunk set adds a header."""
 
     name = "packed"
-    version = "1"
+    version = "2"  # 2: notes no row group carries are kept, not dropped
     defaults = {"budget": 0, "reserve_header": True, "attach_notes": True}
 
     def check(self, p, where):
@@ -273,18 +273,30 @@ def pack_document(doc: ParsedDocument, meta: dict[str, Any], packer: Packer, res
         if b.kind == BlockKind.TABLE:
             parts = table_parts(doc, b)
             whole = table_piece(doc, parts, list(pending), notes)
-            consumed.update(i for i in whole.block_ids)
             sec = b.section_path
             limit = packer.source_budget(header(sec))
             if packer.count(spans_text(view, whole.view_spans)) <= limit or not parts.body_rows:
+                consumed.update(whole.block_ids)
                 add(Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False))
             else:
+                # only what the row groups carry is consumed: a note no group attaches (e.g. one
+                # cited by a row cut into token windows) is emitted where it stands
+
                 def oversized(row: Block, fixed: list[tuple[int, int]], sec=sec, b=b) -> list[Piece]:
                     return [Piece(w.spans, "table_rows", sec, b.block_id, w.block_ids)
                             for w in windows(row.vstart, row.vend, sec, [row.block_id], "table_rows", b.block_id)]
 
+                carried: set[str] = set()
                 for pc in row_group_pieces(doc, parts, list(pending), notes, packer.count, limit, oversized):
+                    carried.update(pc.block_ids)
                     add(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False))
+                consumed.update(carried)
+                # context no group could carry (every row too big even alone) stays as its own units
+                for ctx in [*pending, parts.caption, *parts.header_rows]:
+                    if ctx is not None and ctx.block_id not in carried:
+                        body = (ctx.vstart, ctx.vend)
+                        add(Unit([body], "text", [ctx.block_id], sec, b.block_id, "paragraph",
+                                 parts={"lead": [], "body": body, "notes": []}))
             pending = []
             continue
         extra = cited_notes(b, notes) if notes else []

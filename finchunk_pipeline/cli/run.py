@@ -79,15 +79,26 @@ def run(args) -> int:
     quiet = None if args.verbose else {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     assets = [*PIPELINE_ASSETS, *ALL_CHECKS]  # checks run with the assets they gate
 
-    def step(label: str, **kwargs) -> None:
+    failures: list[str] = []
+
+    def step(label: str, **kwargs) -> bool:
+        """One in-process run; a failure is reported and the remaining steps still run."""
         t0 = time.perf_counter()
         print(f"  {label} ...", end="", flush=True)
         result = materialize(assets, instance=instance, resources=run_resources, run_config=quiet,
-                             raise_on_error=True, **kwargs)
-        print(f" done in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]})", flush=True)
+                             raise_on_error=False, **kwargs)
+        if result.success:
+            print(f" done in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]})", flush=True)
+            return True
+        why = "; ".join(_failure_messages(result)) or "see the run in the UI"
+        print(f" FAILED in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]}): {why}", flush=True)
+        failures.append(f"{label}: {why}")
+        return False
 
     t_all = time.perf_counter()
-    step("documents: raw_documents, parsed_blocks", selection=[raw_documents, parsed_blocks])
+    if not step("documents: raw_documents, parsed_blocks", selection=[raw_documents, parsed_blocks]):
+        print("\n".join(["", "the documents stage failed; nothing else can run:", *failures]), file=sys.stderr)
+        return 1
     for i, config in enumerate(configs, 1):
         step(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation",
              selection=partitioned_assets(), partition_key=config.name)
@@ -96,11 +107,28 @@ def run(args) -> int:
     print(f"finished in {time.perf_counter() - t_all:.1f}s")
     report = settings.out_dir / "evaluation.md"
     print()
-    print(report.read_text(encoding="utf-8"))
+    if report.exists():
+        print(report.read_text(encoding="utf-8"))
     print(f"report: {settings.out_dir / 'evaluation.json'}\n        {report}\n"
           f"parse report: {settings.out_dir / 'parse_report.json'}\n"
           f"runs are in DAGSTER_HOME={os.environ['DAGSTER_HOME']} (see them with: finchunk ui)")
+    if failures:
+        print(f"\n{len(failures)} step(s) failed; the report covers the rest:", file=sys.stderr)
+        for f in failures:
+            print(f"  - {f}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _failure_messages(result) -> list[str]:
+    """Short reasons of a failed in-process run: failed steps and failed blocking checks."""
+    out = []
+    for event in result.all_events:
+        if event.is_step_failure:
+            err = event.step_failure_data.error
+            msg = (err.cause.message if err.cause is not None else err.message).strip().splitlines()[0]
+            out.append(f"{event.step_key}: {msg}")
+    return out
 
 
 def ui(args) -> int:

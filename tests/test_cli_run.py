@@ -1,0 +1,53 @@
+"""`finchunk run` end to end on a corpus folder of the user's, and its behaviour when one
+chunk set fails."""
+from __future__ import annotations
+
+import json
+
+from finchunk_pipeline.chunking.registry import STRATEGIES
+from finchunk_pipeline.chunking.strategy import Strategy
+from finchunk_pipeline.cli import main
+
+
+class Boom(Strategy):
+    name = "boom"
+    defaults = {}
+
+    def pieces(self, doc, params, meta):
+        raise RuntimeError("this strategy always fails")
+
+
+def _args(tmp_path, corpus, chunkers):
+    return ["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--data", str(tmp_path / "store"),
+            "--chunkers", str(chunkers), "--retrievers", "bm25"]
+
+
+def test_run_on_any_corpus_folder(tmp_path, default_corpus_copy, chunkers_file, monkeypatch, capsys):
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    assert main(_args(tmp_path, default_corpus_copy, chunkers_file)) == 0
+    out = capsys.readouterr().out
+    assert "evaluation_report ... done" in out and str(tmp_path / "out" / "evaluation.json") in out
+    report = json.loads((tmp_path / "out" / "evaluation.json").read_text())
+    assert {e["name"] for e in report["chunk_sets"]} == {"fixed", "recursive", "structure-h"}
+    # runs were recorded in the persistent instance, so the UI shows them
+    assert (tmp_path / "dagster_home" / "history").is_dir() or (tmp_path / "dagster_home" / "storage").is_dir()
+
+
+def test_one_failing_chunk_set_does_not_stop_the_others(tmp_path, default_corpus_copy, chunkers_file,
+                                                       monkeypatch, capsys):
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    monkeypatch.setitem(STRATEGIES, "boom", Boom())
+    chunkers_file.write_text(chunkers_file.read_text() + "  - {name: broken, strategy: boom, dense: false}\n")
+    assert main(_args(tmp_path, default_corpus_copy, chunkers_file)) == 1
+    captured = capsys.readouterr()
+    assert "chunk set 4/4 broken" in captured.out and "FAILED" in captured.out
+    assert "this strategy always fails" in captured.err
+    report = json.loads((tmp_path / "out" / "evaluation.json").read_text())
+    assert {e["name"] for e in report["chunk_sets"]} == {"fixed", "recursive", "structure-h"}
+
+
+def test_invalid_corpus_is_a_clear_error(tmp_path, chunkers_file, monkeypatch, capsys):
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    (tmp_path / "empty").mkdir()
+    assert main(_args(tmp_path, tmp_path / "empty", chunkers_file)) == 1
+    assert "documents.parquet: required file missing" in capsys.readouterr().err
