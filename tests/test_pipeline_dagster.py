@@ -135,6 +135,17 @@ def test_unchanged_chunk_set_is_reused(tmp_path, default_corpus_copy, chunkers_f
     second = run_chunk_set(pipeline, instance, "fixed")
     built = [r.asset_materializations_for_node("chunk_sets")[0].metadata["built"].value for r in (first, second)]
     assert built == [True, False]
+    reused = [r.asset_materializations_for_node("retrieval_evaluation")[0].metadata["reused"].value
+              for r in (first, second)]
+    assert reused == [False, True]
+    # new gold labels are new evaluation inputs: the evaluation runs again
+    import pyarrow.parquet as pq
+
+    qfile = default_corpus_copy / "questions.parquet"
+    q = pq.read_table(qfile)
+    pq.write_table(q.slice(0, q.num_rows - 1), qfile)
+    third = run_chunk_set(pipeline, instance, "fixed")
+    assert third.asset_materializations_for_node("retrieval_evaluation")[0].metadata["reused"].value is False
 
 
 def test_bad_documents_are_reported_and_the_rest_runs(tmp_path, chunkers_file):

@@ -10,7 +10,7 @@ from ..evaluation.plots import write_plots
 from ..evaluation.report import append_history, build_report, render_markdown, write_report
 from ..evaluation.retrieval import EXPANDED, MODES, evaluate_retriever
 from ..index.retrievers import NEEDS, index_exists, load_retriever
-from ..storage import read_json, stable_hash, write_json
+from ..storage import read_json, sha256_bytes, stable_hash, write_json
 from .dense import faiss_index
 from .indexes import bm25_index
 from .partitions import chunk_set_partitions
@@ -48,6 +48,43 @@ def _expander(chunks, ws):
     return expand
 
 
+def _file_sha(path) -> str | None:
+    return sha256_bytes(path.read_bytes()) if path is not None and path.exists() else None
+
+
+def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource) -> str:
+    """Everything an evaluation reads: unchanged inputs make re-running it free."""
+    markers = {f.name: read_json(f).get("inputs") for f in sorted(index_dir.glob("*.json"))} if index_dir.exists() else {}
+    return stable_hash({
+        "version": EVALUATION_VERSION, "chunks": manifest["inputs"], "indexes": markers,
+        "questions": _file_sha(corpus.path / "questions.parquet"),
+        "passages": _file_sha(corpus.path / "passages.parquet"),
+        "retrievers": pipeline.retriever_names(), "model": pipeline.model(), "expand": EXPAND_MAX_CHARS,
+    })
+
+
+def _evaluate(context, config, ws, corpus, pipeline: PipelineResource, base: dict) -> list[dict]:
+    """Every available retriever x mode over one chunk set."""
+    index_dir = ws.index_dir(config.version_name)
+    chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
+                                                            "embedding_text", "source_text"])
+    expander = _expander(chunks, ws)
+    entries = []
+    for name in pipeline.retriever_names():
+        if not index_exists(name, index_dir):
+            why = "dense: false in the chunker config" if "dense" in NEEDS.get(name, ()) and not config.dense else "no index built"
+            context.log.info(f"{config.name}: {name} skipped ({why})")
+            continue
+        retriever = load_retriever(name, index_dir, chunks, pipeline.model())
+        own = sum(_dir_bytes(f) if f.is_dir() else f.stat().st_size for f in index_dir.glob(f"{name}*"))
+        for mode in (*MODES, EXPANDED):
+            summary = evaluate_retriever(retriever, chunks, corpus.passages, corpus.questions, mode,
+                                         expander=expander).summary()
+            entries.append({**base, "index_bytes_retriever": own, **summary})
+            context.log.info(f"{config.name} {name} {mode}: recall@3 = {summary['curve'][2]['recall']:.3f}")
+    return entries
+
+
 @asset(
     group_name="evaluation",
     deps=[bm25_index, faiss_index],
@@ -71,40 +108,32 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
                                         "over_limit_fraction", "duplication")},
             "index_bytes": _dir_bytes(ws.index_dir(config.version_name)),
             "chunk_bytes": ws.chunks.path(config.version_name).stat().st_size}
-    entries = []
-    if corpus.labelled:
-        chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
-                                                                "embedding_text", "source_text"])
-        expander = _expander(chunks, ws)
-        for name in pipeline.retriever_names():
-            if not index_exists(name, ws.index_dir(config.version_name)):
-                why = "dense: false in the chunker config" if "dense" in NEEDS.get(name, ()) and not config.dense else "no index built"
-                context.log.info(f"{config.name}: {name} skipped ({why})")
-                continue
-            retriever = load_retriever(name, ws.index_dir(config.version_name), chunks, pipeline.model())
-            for mode in (*MODES, EXPANDED):
-                result = evaluate_retriever(retriever, chunks, corpus.passages, corpus.questions, mode,
-                                            expander=expander)
-                folder = ws.index_dir(config.version_name)
-                own = sum(_dir_bytes(f) if f.is_dir() else f.stat().st_size
-                          for f in folder.glob(f"{name}*")) if folder.exists() else 0
-                entries.append({**base, "index_bytes_retriever": own, **result.summary()})
-                r3 = result.summary()["curve"][2]["recall"]
-                context.log.info(f"{config.name} {name} {mode}: recall@3 = {r3:.3f}")
+    index_dir = ws.index_dir(config.version_name)
+    key = _inputs_key(manifest, index_dir, corpus, pipeline)
+    path = ws.evaluation_dir(config.version_name) / "evaluation.json"
+    previous = read_json(path) if path.exists() else None
+    reused = previous is not None and previous.get("inputs") == key
+    if reused:
+        context.log.info(f"{config.version_name}: chunks, indexes, questions and code unchanged: evaluation reused")
+        payload = previous
+        entries = payload["entries"]
     else:
-        context.log.warning(f"corpus {corpus.name} has no labelled questions: nothing to score")
-    payload = {"corpus": corpus.name, "labelled": corpus.labelled,
-               "questions": 0 if corpus.questions is None else len(corpus.questions),
-               "chunk_set": base, "entries": entries}
-    path = write_json(ws.evaluation_dir(config.version_name) / "evaluation.json", payload)
+        entries = _evaluate(context, config, ws, corpus, pipeline, base) if corpus.labelled else []
+        if not corpus.labelled:
+            context.log.warning(f"corpus {corpus.name} has no labelled questions: nothing to score")
+        payload = {"corpus": corpus.name, "labelled": corpus.labelled,
+                   "questions": 0 if corpus.questions is None else len(corpus.questions),
+                   "inputs": key, "chunk_set": base, "entries": entries}
+        write_json(path, payload)
+        if entries:
+            append_history(ws.root / "evaluations", config.name, config.version_name, entries)
     md = {f"recall@3 {e['retriever']}/{e['mode']}": round(e["curve"][2]["recall"] or 0, 4) for e in entries}
     md.update({f"recall@5 {e['retriever']}/{e['mode']}": round(e["curve"][4]["recall"] or 0, 4) for e in entries})
     md.update({f"recall@1500ch {e['retriever']}/{e['mode']}": round(e["budget"][2]["recall"] or 0, 4)
                for e in entries if e.get("budget")})
-    if entries:
-        append_history(ws.root / "evaluations", config.name, config.version_name, entries)
     return MaterializeResult(
-        metadata={"version": config.version_name, "labelled": corpus.labelled, "path": MetadataValue.path(str(path)),
+        metadata={"version": config.version_name, "labelled": corpus.labelled, "reused": reused,
+                  "path": MetadataValue.path(str(path)),
                   "index_bytes": base["index_bytes"], "duplication": round(base["duplication"], 3), **md},
         data_version=DataVersion(stable_hash(payload)),
     )
