@@ -31,12 +31,17 @@ def recall_vs_chars(report: dict, path: Path) -> Path | None:
         return None
     plt = _plt()
     retrievers = sorted({e["retriever"] for e in entries})
+    # one colour per strategy in every panel; solid = with context header, dashed = without
+    strategies = sorted({e["strategy"] for e in entries})
+    palette = plt.get_cmap("tab10" if len(strategies) <= 10 else "tab20")
+    colour = {st: palette(i % palette.N) for i, st in enumerate(strategies)}
     fig, axes = plt.subplots(1, len(retrievers), figsize=(6.5 * len(retrievers), 4.5), squeeze=False)
     for ax, r in zip(axes[0], retrievers):
         for e in sorted((e for e in entries if e["retriever"] == r), key=lambda e: e["name"]):
             xs = [p["chars"] for p in e["budget"]]
             ys = [100 * (p["recall"] or 0) for p in e["budget"]]
-            ax.plot(xs, ys, marker="o", linestyle="-" if e["header"] else "--", label=e["name"])
+            ax.plot(xs, ys, marker="o", linestyle="-" if e["header"] else "--", label=e["name"],
+                    color=colour[e["strategy"]])
         ax.set_title(f"{r}, global: recall vs characters delivered")
         ax.set_xlabel("context budget (characters of indexed text)")
         ax.set_ylabel("recall (%)")
