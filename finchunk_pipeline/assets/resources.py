@@ -23,7 +23,8 @@ class PipelineResource(ConfigurableResource):
     out_dir: str = ""
     chunkers_file: str = ""
     model_path: str = ""
-    retrievers: str = "bm25"  # comma-separated retrievers the evaluation runs
+    # comma-separated retrievers the evaluation runs (the same default as `finchunk run`)
+    retrievers: str = "bm25,dense,hybrid"
 
     def settings(self) -> Settings:
         base = Settings()
