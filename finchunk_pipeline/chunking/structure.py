@@ -40,6 +40,16 @@ def cited_notes(block: Block, notes: dict[str, list[Block]]) -> list[Block]:
     return found
 
 
+def cited_notes_of(blocks: list[Block], notes: dict[str, list[Block]], exclude: set[str]) -> list[Block]:
+    """The notes any of ``blocks`` cite, once each, in citation order, minus ``exclude`` ids."""
+    out: list[Block] = []
+    for b in blocks:
+        for n in cited_notes(b, notes):
+            if n.block_id not in exclude and n not in out:
+                out.append(n)
+    return out
+
+
 class Structure(Strategy):
     name = "structure"
     # 2: consecutive headings travel with the content below them
@@ -72,21 +82,13 @@ class Structure(Strategy):
         group: list[Block] = []
         pending_heading: list[Block] = []
 
-        def extra_spans(blocks: list[Block], exclude: set[str]) -> list[Block]:
-            extra: list[Block] = []
-            for b in blocks:
-                for n in cited_notes(b, notes):
-                    if n.block_id not in exclude and n not in extra:
-                        extra.append(n)
-            return extra
-
         def flush() -> None:
             nonlocal group
             if not group:
                 return
             members = pending_heading + group
             ids = {b.block_id for b in members}
-            extra = extra_spans(group, ids) if attach else []
+            extra = cited_notes_of(group, notes, ids) if attach else []
             spans = [(members[0].vstart, members[-1].vend)] + [(n.vstart, n.vend) for n in extra]
             kinds = {b.kind for b in group}
             kind = "text" if kinds <= {BlockKind.PARAGRAPH} else (group[0].kind if len(kinds) == 1 else "mixed")

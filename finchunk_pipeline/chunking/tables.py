@@ -15,6 +15,7 @@ from typing import Callable
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece
 from .model import SPAN_JOINER
+from .structure import cited_notes_of
 
 _UNIT = re.compile(r"\b(?:in|amounts in|dollars in)\s+(?:thousands|millions|billions)\b|\((?:[^)]*)"
                    r"(?:thousands|millions|billions|%|percent)[^)]*\)|[$€£]\s?(?:million|billion|thousand)\b",
@@ -80,17 +81,6 @@ def table_parts(doc: ParsedDocument, table: Block) -> TableParts:
         body = rows[len(header_rows):]
         header_span = (header_rows[0].vstart, header_rows[-1].vend) if header_rows else None
     return TableParts(table, caption_block(doc, table), header_span, header_rows, body)
-
-
-def cited_notes_of(blocks: list[Block], notes: dict[str, list[Block]], exclude: set[str]) -> list[Block]:
-    from .structure import cited_notes
-
-    out: list[Block] = []
-    for b in blocks:
-        for n in cited_notes(b, notes):
-            if n.block_id not in exclude and n not in out:
-                out.append(n)
-    return out
 
 
 def spans_text(view: str, spans: list[tuple[int, int]]) -> str:
