@@ -49,6 +49,9 @@ def corpus_docs():
 def test_spans_exact_on_every_document_class(name, corpus_docs, monkeypatch):
     import finchunk_pipeline.chunking.semantic as semantic
 
+    if not STRATEGIES[name].available():
+        pytest.skip(f"{name} needs the optional module {STRATEGIES[name].requires!r}")
+
     monkeypatch.setattr(semantic, "embed", _fake_embed)
     counter = token_counter()
     for doc, meta in corpus_docs:

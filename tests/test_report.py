@@ -63,20 +63,3 @@ def test_history_roundtrip(tmp_path):
     append_history(tmp_path, "fixed", "fixed-abc", [e])
     h = read_history(tmp_path, "fixed")
     assert len(h) == 2 and h[-1]["recall@5"] == {"bm25/global": 1.0}
-
-
-def test_baselines_skip_cleanly_or_score():
-    import pandas as pd
-    import pytest
-
-    from finchunk_pipeline.evaluation import baselines
-
-    names = baselines.available()
-    if not names:
-        pytest.skip("optional extra 'baselines' not installed")
-    docs = pd.DataFrame({"doc_id": ["d"], "text": ["Revenue rose. " * 100]})
-    for name in names:
-        chunks = baselines.baseline_chunks(name, docs, 200, 20)
-        assert len(chunks) > 1
-        for (s,), t in zip(chunks["spans"], chunks["source_text"]):
-            assert docs["text"][0][s["start"]:s["end"]] == t

@@ -16,6 +16,12 @@ class Strategy:
     name: ClassVar[str]
     version: ClassVar[str] = "1"
     defaults: ClassVar[dict[str, Any]] = {}
+    requires: ClassVar[str | None] = None  # an optional module the strategy imports (an extra)
+
+    def available(self) -> bool:
+        import importlib.util
+
+        return self.requires is None or importlib.util.find_spec(self.requires) is not None
 
     def validate(self, params: dict[str, Any], where: str = "") -> None:
         for key, value in params.items():

@@ -66,6 +66,12 @@ def run(args) -> int:
         if unknown:
             raise ValueError(f"unknown chunk sets {unknown}; declared in {settings.chunkers_file}: {[c.name for c in configs]}")
         configs = [c for c in configs if c.name in wanted]
+    from ..chunking.registry import STRATEGIES
+
+    for c in [c for c in configs if not STRATEGIES[c.strategy].available()]:
+        print(f"note: chunk set {c.name!r} skipped: strategy {c.strategy!r} needs the optional module "
+              f"{STRATEGIES[c.strategy].requires!r} (pip install -e '.[baselines]')")
+        configs.remove(c)
     print(f"corpus   {corpus.path}  ({len(corpus.documents)} documents, "
           f"{0 if corpus.questions is None else len(corpus.questions)} questions)")
     print(f"data     {settings.data_root}\nout      {settings.out_dir}\nretrievers {pipeline.retriever_names()}")

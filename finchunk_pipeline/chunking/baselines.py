@@ -1,0 +1,81 @@
+"""What users would pick instead: LangChain's and chonkie's splitters as chunking strategies.
+
+They run inside the pipeline like any other strategy — same parsed text view, same indexes,
+same evaluation and report — so the comparison is at equal conditions. Each splitter reports
+where its chunks start (LangChain ``add_start_index``, chonkie ``start_index``); the span is
+checked against the view text, never guessed.
+
+Optional extra ``baselines`` (``pip install -e '.[baselines]'``): without it these strategies
+are listed as unavailable and ``finchunk run`` skips their chunk sets with a note.
+"""
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+from ..parse.model import ParsedDocument
+from .context import Piece
+from .sections import section_at
+from .strategy import Strategy
+
+EXTRA_HINT = "pip install -e '.[baselines]'"
+
+
+def _require(module: str, strategy: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise ImportError(f"strategy {strategy!r} needs {module!r}, from the optional extra 'baselines': {EXTRA_HINT}")
+
+
+def _checked(doc: ParsedDocument, start: int, text: str, who: str) -> tuple[int, int]:
+    end = start + len(text)
+    if start < 0 or doc.view_text[start:end] != text:
+        raise ValueError(f"{doc.doc_id}: {who} returned a chunk whose start index does not match the text")
+    return start, end
+
+
+class LangChainRecursive(Strategy):
+    """langchain_text_splitters.RecursiveCharacterTextSplitter (its default separators)."""
+
+    name = "langchain_recursive"
+    requires = "langchain_text_splitters"
+    defaults = {"size": 500, "overlap": 50}
+
+    def check(self, p, where):
+        if p["size"] <= 0 or not 0 <= p["overlap"] < p["size"]:
+            raise ValueError(f"{where}: need size > 0 and 0 <= overlap < size")
+
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        _require(self.requires, self.name)
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+        p = self.resolve(params)
+        splitter = RecursiveCharacterTextSplitter(chunk_size=p["size"], chunk_overlap=p["overlap"],
+                                                  add_start_index=True)
+        out = []
+        for d in splitter.create_documents([doc.view_text]):
+            s, e = _checked(doc, int(d.metadata["start_index"]), d.page_content, "LangChain")
+            out.append(Piece([(s, e)], "window", section_at(doc, s)))
+        return out
+
+
+class ChonkieRecursive(Strategy):
+    """chonkie.RecursiveChunker with its character tokenizer (chunk_size in characters)."""
+
+    name = "chonkie_recursive"
+    requires = "chonkie"
+    defaults = {"size": 500}
+
+    def check(self, p, where):
+        if p["size"] <= 0:
+            raise ValueError(f"{where}: size must be > 0")
+
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        _require(self.requires, self.name)
+        from chonkie import RecursiveChunker
+
+        chunker = RecursiveChunker(chunk_size=self.resolve(params)["size"])
+        out = []
+        for c in chunker.chunk(doc.view_text):
+            s, e = _checked(doc, int(c.start_index), c.text, "chonkie")
+            out.append(Piece([(s, e)], "window", section_at(doc, s)))
+        return out
