@@ -22,15 +22,17 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
 
 
 def strategy_version(name: str) -> str:
-    """The strategy's own version; for a strategy built on an optional library, that
-    library's installed version too (its output changes with it)."""
+    """The strategy's own version, with the versions of the strategies it delegates to and,
+    for a strategy built on an optional library, that library's installed version (its
+    output changes with each of them)."""
     s = STRATEGIES[name]
+    own = s.version + "".join(f"+{u}-{strategy_version(u)}" for u in s.uses)
     if s.requires is None:
-        return s.version
+        return own
     from importlib.metadata import PackageNotFoundError, version
 
     dist = getattr(s, "requires_dist", None) or s.requires.replace("_", "-")
     try:
-        return f"{s.version}+{dist}-{version(dist)}"
+        return f"{own}+{dist}-{version(dist)}"
     except PackageNotFoundError:
-        return f"{s.version}+{dist}-missing"
+        return f"{own}+{dist}-missing"

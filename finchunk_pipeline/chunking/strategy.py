@@ -17,6 +17,7 @@ class Strategy:
     version: ClassVar[str] = "1"
     defaults: ClassVar[dict[str, Any]] = {}
     requires: ClassVar[str | None] = None  # an optional module the strategy imports (an extra)
+    uses: ClassVar[tuple[str, ...]] = ()    # strategies it delegates to: their versions join its own
 
     def available(self) -> bool:
         import importlib.util

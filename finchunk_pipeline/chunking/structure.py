@@ -7,7 +7,8 @@
   With ``table_max_chars`` > 0 a larger table splits into row groups, each repeating the
   caption, the header rows and the notes its rows cite (chunking/tables.py).
 - Paragraphs, lists and stray notes of one section are merged up to ``max_chars``; a block
-  citing a footnote carries that footnote as a second span.
+  citing a footnote carries that footnote as a second span. A paragraph longer than
+  ``max_chars`` is split at sentence boundaries, each piece with the notes it cites.
 - Nothing crosses a section boundary.
 """
 from __future__ import annotations
@@ -54,7 +55,8 @@ class Structure(Strategy):
     name = "structure"
     # 2: consecutive headings travel with the content below them
     # 3: caption paragraph travels with its table; optional row groups (table_max_chars)
-    version = "3"
+    # 4: a paragraph longer than max_chars is split at sentence boundaries
+    version = "4"
     defaults = {"max_chars": 800, "attach_notes": True, "table_max_chars": 0}
 
     def check(self, p, where):
@@ -138,9 +140,42 @@ class Structure(Strategy):
             if group and (group[0].section_path != b.section_path
                           or (b.vend - (pending_heading + group)[0].vstart) > max_chars):
                 flush()
+            if b.kind == BlockKind.PARAGRAPH and b.vend - b.vstart > max_chars:
+                flush()
+                out.extend(self._split_paragraph(doc, b, pending_heading, notes, max_chars, attach))
+                pending_heading.clear()
+                continue
             group.append(b)
         flush()
         if pending_heading:
             out.append(Piece([(h.vstart, h.vend) for h in pending_heading], "heading",
                              pending_heading[0].section_path, None, [h.block_id for h in pending_heading]))
         return out
+
+    @staticmethod
+    def _split_paragraph(doc: ParsedDocument, b: Block, lead: list[Block], notes, max_chars: int,
+                         attach: bool) -> list[Piece]:
+        """A paragraph longer than max_chars: consecutive sentences up to max_chars per piece
+        (a sentence longer than that stays whole); each piece carries the footnotes its own
+        sentences cite, and the first piece the headings above it."""
+        from dataclasses import replace
+
+        from ..parse.footnotes import cited_marks
+        from .sentence import split_sentences
+
+        view = doc.view_text
+        groups: list[tuple[int, int]] = []
+        for s, e in split_sentences(view, b.vstart, b.vend):
+            if groups and e - groups[-1][0] <= max_chars:
+                groups[-1] = (groups[-1][0], e)
+            else:
+                groups.append((s, e))
+        pieces = []
+        for i, (s, e) in enumerate(groups):
+            head = lead if i == 0 else []
+            marks = cited_marks(view[s:e]) if attach else []
+            extra = cited_notes(replace(b, attrs={**b.attrs, "cites": marks}), notes) if marks else []
+            spans = [(h.vstart, h.vend) for h in head] + [(s, e)] + [(n.vstart, n.vend) for n in extra]
+            pieces.append(Piece(spans, "text", b.section_path, b.block_id,
+                                [h.block_id for h in head] + [b.block_id] + [n.block_id for n in extra]))
+        return pieces

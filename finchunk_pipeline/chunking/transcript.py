@@ -158,6 +158,7 @@ def _speakers(turns: list[Turn]) -> str:
 class Transcript(Strategy):
     name = "transcript"
     version = "1"
+    uses = ("structure",)  # documents that are not transcripts
     defaults = {"max_chars": 1500}
 
     def check(self, p, where):
