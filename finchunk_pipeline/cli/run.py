@@ -114,7 +114,7 @@ def run(args) -> int:
     report = settings.out_dir / "evaluation.md"
     print()
     if report.exists():
-        print(report.read_text(encoding="utf-8"))
+        print(headline(report.read_text(encoding="utf-8")))
     print(f"report: {settings.out_dir / 'evaluation.json'}\n        {report}\n"
           f"parse report: {settings.out_dir / 'parse_report.json'}\n"
           f"runs are in DAGSTER_HOME={os.environ['DAGSTER_HOME']} (see them with: finchunk ui)")
@@ -124,6 +124,15 @@ def run(args) -> int:
             print(f"  - {f}", file=sys.stderr)
         return 1
     return 0
+
+
+def headline(markdown: str) -> str:
+    """The report's first table section (recall at context budgets, global mode) and the
+    point-in-time line: what a terminal shows; the files hold everything else."""
+    sections = markdown.split("\n## ")
+    keep = [sections[0].split("\n")[0]] + [f"## {sec}" for sec in sections[1:2]]
+    keep += [f"## {sec}" for sec in sections[2:] if sec.startswith("Point-in-time")]
+    return "\n\n".join(k.strip() for k in keep) + "\n"
 
 
 def _failure_messages(result) -> list[str]:
