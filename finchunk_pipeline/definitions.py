@@ -27,12 +27,6 @@ def partitioned_assets() -> list:
     return [a for a in PIPELINE_ASSETS if a.partitions_def is not None]
 
 
-def available_retrievers() -> list[str]:
-    from .index.retrievers import KNOWN
-
-    return list(KNOWN)
-
-
 def xbrl_assets() -> list:
     """The parallel XBRL branch: facts into DuckDB, derived quarters, point-in-time answers."""
     return [*XBRL_ASSETS, point_in_time_evaluation]

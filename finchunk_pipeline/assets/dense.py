@@ -43,7 +43,7 @@ def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> M
     if not wanted:
         context.log.info(f"{config.name}: retrievers {pipeline.retriever_names()} use no dense index, not built")
         return MaterializeResult(metadata={"version": config.version_name, "skipped": True,
-                                           "reason": f"retrievers {pipeline.retrievers!r} use no dense index"},
+                                           "reason": f"retrievers {pipeline.retriever_names()} use no dense index"},
                                  data_version=DataVersion(f"skipped:{config.version_name}"))
     ws = pipeline.workspace()
     chunks_manifest = ws.chunks.manifest(config.version_name)

@@ -5,6 +5,7 @@ same code serves the embedded default, a user's corpus, or a deployment whose da
 is a mounted volume.
 """
 
+import os
 from pathlib import Path
 
 from dagster import ConfigurableResource
@@ -23,8 +24,8 @@ class PipelineResource(ConfigurableResource):
     out_dir: str = ""
     chunkers_file: str = ""
     model_path: str = ""
-    # comma-separated retrievers the evaluation runs (the same default as `finchunk run`)
-    retrievers: str = "bm25,dense,hybrid"
+    # comma-separated retrievers the evaluation runs; "" = FINCHUNK_RETRIEVERS or all of them
+    retrievers: str = ""
 
     def settings(self) -> Settings:
         base = Settings()
@@ -51,7 +52,12 @@ class PipelineResource(ConfigurableResource):
         raise ValueError(f"chunk set {name!r} is not declared in {self.settings().chunkers_file}")
 
     def retriever_names(self) -> list[str]:
-        return [r.strip() for r in self.retrievers.split(",") if r.strip()]
+        value = self.retrievers or os.environ.get("FINCHUNK_RETRIEVERS")
+        if not value:
+            from ..index.retrievers import KNOWN  # all of them
+
+            return list(KNOWN)
+        return [r.strip() for r in value.split(",") if r.strip()]
 
     def model(self) -> str | None:
         return self.model_path or None

@@ -48,14 +48,14 @@ def run(args) -> int:
     from ..assets.documents import parsed_blocks, raw_documents
     from ..assets.evaluation import evaluation_report
     from ..assets.partitions import chunk_set_partitions
-    from ..definitions import ALL_CHECKS, PIPELINE_ASSETS, available_retrievers, partitioned_assets, resources, xbrl_assets
+    from ..definitions import ALL_CHECKS, PIPELINE_ASSETS, partitioned_assets, resources, xbrl_assets
 
     pipeline = PipelineResource(
         corpus_dir=str(Path(args.corpus).resolve()) if args.corpus else "",
         out_dir=str(Path(args.out).resolve()) if args.out else "",
         data_root=str(Path(args.data).resolve()) if args.data else "",
         chunkers_file=str(Path(args.chunkers).resolve()) if args.chunkers else "",
-        retrievers=args.retrievers or ",".join(available_retrievers()),
+        retrievers=args.retrievers or "",  # "" = FINCHUNK_RETRIEVERS or all
     )
     settings = pipeline.settings()
     corpus = pipeline.corpus()  # validate before starting anything
