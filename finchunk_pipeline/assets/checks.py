@@ -74,6 +74,7 @@ def gold_passages_coverable(context: AssetCheckExecutionContext, pipeline: Pipel
     if not corpus.labelled:
         return AssetCheckResult(passed=True, metadata={"note": "corpus has no labelled questions"})
     gold_ids = {p for v in corpus.questions["gold_passages"] if v is not None for p in v}
+    pipeline.pull(ws.chunks.dir(config.version_name))
     chunks = ws.chunks.read(config.version_name, columns=["doc_id", "spans"])
     lost = unreachable_passages(chunks, corpus.passages, gold_ids)
     split = uncoverable_passages(chunks, corpus.passages, gold_ids)
@@ -96,6 +97,7 @@ def token_packed(config) -> bool:
 def no_over_limit_chunks(context: AssetCheckExecutionContext, pipeline: PipelineResource) -> AssetCheckResult:
     config = pipeline.chunker_config(context.partition_key)
     ws = pipeline.workspace()
+    pipeline.pull(ws.chunks.dir(config.version_name))
     chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "over_limit", "n_tokens"])
     over = chunks[chunks["over_limit"]]
     if not token_packed(config):
@@ -133,6 +135,7 @@ def recall_not_regressed(context: AssetCheckExecutionContext, pipeline: Pipeline
     if len(records) > 1:
         previous = _recall_metadata(records[1].asset_materialization.metadata)
     else:
+        pipeline.pull(pipeline.workspace().root / "evaluations" / "history")
         history = read_history(pipeline.workspace().root / "evaluations", key)
         if len(history) > 1:
             previous, source = history[-2]["recall@5"], "history file"

@@ -24,6 +24,7 @@ from .resources import PipelineResource
 def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     config = pipeline.chunker_config(context.partition_key)
     ws = pipeline.workspace()
+    pipeline.pull(ws.manifest_path, ws.settings.blocks_dir, ws.chunks.dir(config.version_name))
     parsed = pq.read_table(ws.manifest_path).to_pandas()
 
     def progress(i: int, n: int) -> None:
@@ -31,6 +32,7 @@ def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> Ma
             context.log.info(f"{config.name}: chunked {i}/{n} documents")
 
     result = build_chunk_set(config, parsed, ws.blocks, ws.chunks, pipeline.model(), progress)
+    pipeline.push(ws.chunks.dir(config.version_name))
     m = result.manifest
     context.log.info(f"{config.version_name}: {'built' if result.built else 'unchanged, reused'}")
     preview = ws.chunks.read(config.version_name, columns=["chunk_id", "kind", "n_tokens", "display_text"]).head(8)

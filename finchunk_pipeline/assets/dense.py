@@ -46,6 +46,8 @@ def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> M
                                            "reason": f"retrievers {pipeline.retriever_names()} use no dense index"},
                                  data_version=DataVersion(f"skipped:{config.version_name}"))
     ws = pipeline.workspace()
+    index_folder = ws.index_dir(config.version_name)
+    pipeline.pull(ws.chunks.dir(config.version_name), index_folder / "dense", index_folder / "dense.json")
     chunks_manifest = ws.chunks.manifest(config.version_name)
     if chunks_manifest is None:
         raise RuntimeError(f"chunk set {config.version_name} is missing: materialize chunk_sets first")
@@ -62,6 +64,7 @@ def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> M
     if not (marker.exists() and read_json(marker).get("inputs") == key and (folder / "dense" / "index.faiss").exists()):
         from ..index.retrievers import build_dense
 
+        pipeline.pull(ws.settings.embeddings_dir)  # the shared embedding cache
         chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "embedding_text"])
 
         def progress(done: int, total: int) -> None:
@@ -72,6 +75,7 @@ def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> M
         write_json(marker, {"inputs": key, "model_id": mid, "kind": kind, "chunks": len(chunks),
                             "dim": retriever.index.dim, "embed": stats.as_dict()})
         built = True
+        pipeline.push(ws.settings.embeddings_dir, folder / "dense", marker)
         context.log.info(f"{config.version_name}: {stats.embedded} texts embedded, {stats.cache_hits} from the cache")
     info = read_json(marker)
     emb = info["embed"]

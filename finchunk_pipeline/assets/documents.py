@@ -33,6 +33,7 @@ def raw_documents(context: AssetExecutionContext, pipeline: PipelineResource) ->
     rejected = pd.DataFrame([{"doc_id": d, "rejected": why} for d, why in result.rejected.items()])
     full = pd.concat([manifest, rejected], ignore_index=True) if len(rejected) else manifest
     write_parquet(raw_manifest_path(pipeline), pa.Table.from_pandas(full, preserve_index=False))
+    pipeline.push(ws.settings.raw_dir, raw_manifest_path(pipeline))
     for doc_id, why in result.rejected.items():
         context.log.warning(f"document {doc_id!r} rejected: {why}")
     version = stable_hash(sorted(zip(manifest["doc_id"], manifest["sha"])))
@@ -61,6 +62,7 @@ def raw_documents(context: AssetExecutionContext, pipeline: PipelineResource) ->
 )
 def parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     ws = pipeline.workspace()
+    pipeline.pull(raw_manifest_path(pipeline), ws.settings.raw_dir, ws.settings.blocks_dir)
     full = pq.read_table(raw_manifest_path(pipeline)).to_pandas()
     docs = full[full["rejected"].isna()].drop(columns=["rejected"])
     rejected = dict(zip(full.loc[full["rejected"].notna(), "doc_id"], full.loc[full["rejected"].notna(), "rejected"]))
@@ -74,6 +76,7 @@ def parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) ->
     meta_cols = [c for c in docs.columns if c not in ("sha",)]
     manifest = docs[meta_cols].merge(ok[["doc_id", "sha", "parser_key"]], on="doc_id") if len(ok) else docs.iloc[0:0]
     write_parquet(ws.manifest_path, pa.Table.from_pandas(manifest, preserve_index=False))
+    pipeline.push(ws.settings.blocks_dir, ws.manifest_path)
     write_json(ws.settings.out_dir / "parse_report.json", {
         "parsers": parsers_version(), "parsed": report.parsed, "reused": report.reused,
         "failed": report.failed, "documents": report.rows,

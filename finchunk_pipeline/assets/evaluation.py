@@ -99,6 +99,9 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
     config = pipeline.chunker_config(context.partition_key)
     ws = pipeline.workspace()
     corpus = pipeline.corpus()
+    pipeline.pull(ws.manifest_path, ws.settings.blocks_dir, ws.chunks.dir(config.version_name),
+                  ws.index_dir(config.version_name), ws.evaluation_dir(config.version_name),
+                  ws.root / "evaluations" / "history", ws.settings.embeddings_dir)
     manifest = ws.chunks.manifest(config.version_name)
     if manifest is None:
         raise RuntimeError(f"chunk set {config.version_name} is missing: materialize chunk_sets first")
@@ -127,6 +130,7 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
         write_json(path, payload)
         if entries:
             append_history(ws.root / "evaluations", config.name, config.version_name, entries)
+        pipeline.push(ws.root / "evaluations" / "history", ws.evaluation_dir(config.version_name))
     md = {f"recall@3 {e['retriever']}/{e['mode']}": round(e["curve"][2]["recall"] or 0, 4) for e in entries}
     md.update({f"recall@5 {e['retriever']}/{e['mode']}": round(e["curve"][4]["recall"] or 0, 4) for e in entries})
     md.update({f"recall@1500ch {e['retriever']}/{e['mode']}": round(e["budget"][2]["recall"] or 0, 4)
@@ -149,6 +153,7 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
 def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     ws = pipeline.workspace()
     corpus = pipeline.corpus()
+    pipeline.pull(ws.root / "evaluations", ws.root / PIT_FILE)
     entries, missing = [], []
     for config in pipeline.chunker_configs():
         path = ws.evaluation_dir(config.version_name) / "evaluation.json"
@@ -172,6 +177,7 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
         context.log.warning(f"plots skipped: {exc}")
     js, md_path = write_report(report, ws.settings.out_dir, {k: Path(v).name for k, v in plots.items()})
     write_json(ws.root / "last_report.json", report)
+    pipeline.push(ws.root / "last_report.json")
     return MaterializeResult(metadata={
         "report": MetadataValue.md(render_markdown(report, plots)),
         "evaluation_json": MetadataValue.path(str(js)),

@@ -24,11 +24,12 @@ BM25_VERSION = "1"
 def bm25_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     config = pipeline.chunker_config(context.partition_key)
     ws = pipeline.workspace()
+    folder = ws.index_dir(config.version_name)
+    marker = folder / "bm25.json"
+    pipeline.pull(ws.chunks.dir(config.version_name), folder / "bm25", marker)
     chunks_manifest = ws.chunks.manifest(config.version_name)
     if chunks_manifest is None:
         raise RuntimeError(f"chunk set {config.version_name} is missing: materialize chunk_sets first")
-    folder = ws.index_dir(config.version_name)
-    marker = folder / "bm25.json"
     key = f"{chunks_manifest['inputs']}:{BM25_VERSION}"
     built = False
     t0 = time.perf_counter()
@@ -37,6 +38,7 @@ def bm25_index(context: AssetExecutionContext, pipeline: PipelineResource) -> Ma
         retriever = build_bm25(chunks, folder)
         write_json(marker, {"inputs": key, "chunks": len(chunks), "vocabulary": len(retriever.index.vocab)})
         built = True
+        pipeline.push(folder / "bm25", marker)
     info = read_json(marker)
     return MaterializeResult(
         metadata={

@@ -22,6 +22,7 @@ def point_in_time_evaluation(context: AssetExecutionContext, pipeline: PipelineR
     with facts_store.open() as store:  # names the entities from documents.parquet (a write)
         result = score_point_in_time(corpus.questions, store, corpus.documents)
     path = write_json(pipeline.workspace().root / PIT_FILE, {"corpus": corpus.name, **result})
+    pipeline.push(path)
     wrong = [r for r in result["rows"] if not r["correct"]]
     for r in wrong[:20]:
         context.log.warning(f"{r['question_id']}: expected {r['expected']!r}, got {r['predicted']!r} ({r['error']})")

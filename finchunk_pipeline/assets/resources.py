@@ -24,6 +24,7 @@ class PipelineResource(ConfigurableResource):
     out_dir: str = ""
     chunkers_file: str = ""
     model_path: str = ""
+    data_url: str = ""  # remote data root (fsspec URL); "" = FINCHUNK_DATA_URL or none (local only)
     # comma-separated retrievers the evaluation runs; "" = FINCHUNK_RETRIEVERS or all of them
     retrievers: str = ""
 
@@ -38,6 +39,28 @@ class PipelineResource(ConfigurableResource):
 
     def workspace(self) -> Workspace:
         return Workspace(self.settings())
+
+    def _mirror(self):
+        from ..remote import mirror_from_env
+
+        return mirror_from_env(self.settings().data_root, self.data_url or None)
+
+    def _rels(self, paths) -> list[str]:
+        root = self.settings().data_root
+        return [str(Path(p).relative_to(root)) for p in paths]
+
+    def pull(self, *paths) -> None:
+        """With a remote data root: fetch these artefacts (files or folders under the data
+        root) into the local working copy. A no-op for a local data root."""
+        mirror = self._mirror()
+        if mirror is not None:
+            mirror.pull(*self._rels(paths))
+
+    def push(self, *paths) -> None:
+        """With a remote data root: upload these artefacts, completion marks (JSON) last."""
+        mirror = self._mirror()
+        if mirror is not None:
+            mirror.push(*self._rels(paths))
 
     def corpus(self) -> Corpus:
         return load_corpus(self.settings().corpus_dir)
