@@ -29,6 +29,8 @@ def register(sub) -> None:
     p.add_argument("--corpus", help="corpus folder (default: the embedded data/corpus/default)")
     p.add_argument("--out", help="run output folder for evaluation.json/md, parse_report.json (default: out/)")
     p.add_argument("--data", help="data root for the raw store, blocks, chunks, indexes (default: data/store)")
+    p.add_argument("--data-url", help="remote data root, an fsspec URL such as s3://bucket/finchunk "
+                                      "(default: FINCHUNK_DATA_URL; --data is then the local working copy)")
     p.add_argument("--chunkers", help="chunker config file (default: data/chunkers.yaml)")
     p.add_argument("--chunk-sets", help="comma-separated chunk-set names to run (default: all declared)")
     p.add_argument("--retrievers", default=None, help="comma-separated retrievers to evaluate (default: all available)")
@@ -55,6 +57,7 @@ def run(args) -> int:
         out_dir=str(Path(args.out).resolve()) if args.out else "",
         data_root=str(Path(args.data).resolve()) if args.data else "",
         chunkers_file=str(Path(args.chunkers).resolve()) if args.chunkers else "",
+        data_url=args.data_url or "",
         retrievers=args.retrievers or "",  # "" = FINCHUNK_RETRIEVERS or all
     )
     settings = pipeline.settings()
