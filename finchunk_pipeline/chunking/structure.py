@@ -9,7 +9,10 @@
 - Paragraphs, lists and stray notes of one section are merged up to ``max_chars``; a block
   citing a footnote carries that footnote as a second span. A paragraph longer than
   ``max_chars`` is split at sentence boundaries, each piece with the notes it cites.
-- Nothing crosses a section boundary.
+- A chunk referring to a note to the financial statements ("set out in Note 6", a table row
+  titled like "Note 4 — Operating profit") carries that note's heading and opening text as
+  further spans (``link_notes_chars`` in total; note_links.py).
+- Nothing else crosses a section boundary.
 """
 from __future__ import annotations
 
@@ -51,17 +54,51 @@ def cited_notes_of(blocks: list[Block], notes: dict[str, list[Block]], exclude: 
     return out
 
 
+def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list[Piece]:
+    """Attach to each piece the note sections it refers to (see note_links.py)."""
+    from .note_links import note_sections, referenced_notes
+
+    by_number, by_title = note_sections(doc, max_chars)
+    if not by_number:
+        return pieces
+    blocks = {b.block_id: b for b in doc.blocks}
+    body_rows: dict[str, list[Block]] = {}
+    for b in doc.blocks:
+        if b.kind == BlockKind.TABLE_ROW and not b.attrs.get("is_header") and b.parent_id:
+            body_rows.setdefault(b.parent_id, []).append(b)
+    view = doc.view_text
+    for pc in pieces:
+        rows: list[Block] = []
+        for bid in pc.block_ids:
+            b = blocks.get(bid)
+            if b is not None and b.kind == BlockKind.TABLE:
+                rows.extend(body_rows.get(bid, []))
+            elif b is not None and b.kind == BlockKind.TABLE_ROW and not b.attrs.get("is_header"):
+                rows.append(b)
+        labels = [r.attrs["cells"][0] for r in rows if r.attrs.get("cells")]
+        text = "\n".join(view[s:e] for s, e in pc.view_spans)
+        for note in referenced_notes(text, tuple(pc.section_path), by_number, by_title, labels, max_chars):
+            if note.heading.block_id in pc.block_ids:
+                continue
+            pc.view_spans = list(pc.view_spans) + note.spans
+            pc.block_ids = list(pc.block_ids) + note.block_ids
+    return pieces
+
+
 class Structure(Strategy):
     name = "structure"
     # 2: consecutive headings travel with the content below them
     # 3: caption paragraph travels with its table; optional row groups (table_max_chars)
     # 4: a paragraph longer than max_chars is split at sentence boundaries
-    version = "4"
-    defaults = {"max_chars": 800, "attach_notes": True, "table_max_chars": 0}
+    # 5: notes to the financial statements referred to ("Note 6", a row titled like a note) linked
+    version = "5"
+    defaults = {"max_chars": 800, "attach_notes": True, "table_max_chars": 0, "link_notes_chars": 600}
 
     def check(self, p, where):
         if p["max_chars"] <= 0:
             raise ValueError(f"{where}: parameter 'max_chars' must be > 0")
+        if p["link_notes_chars"] < 0:
+            raise ValueError(f"{where}: parameter 'link_notes_chars' must be >= 0 (0 = no note links)")
         if p["table_max_chars"] < 0:
             raise ValueError(f"{where}: parameter 'table_max_chars' must be >= 0 (0 = tables always whole)")
 
@@ -150,6 +187,8 @@ class Structure(Strategy):
         if pending_heading:
             out.append(Piece([(h.vstart, h.vend) for h in pending_heading], "heading",
                              pending_heading[0].section_path, None, [h.block_id for h in pending_heading]))
+        if p["link_notes_chars"]:
+            out = link_notes(doc, out, p["link_notes_chars"])
         return out
 
     @staticmethod
