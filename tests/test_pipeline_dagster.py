@@ -195,3 +195,49 @@ def test_xbrl_branch_answers_point_in_time_questions(tmp_path, chunkers_file):
     assert pit["correct"] == pit["total"], [r for r in pit["rows"] if not r["correct"]][:3]
     meta = result.asset_materializations_for_node("point_in_time_evaluation")[0].metadata
     assert meta["accuracy"].value == 1.0
+
+
+def test_crlf_and_nul_document_and_a_rejected_one_do_not_take_the_corpus_down(tmp_path, chunkers_file):
+    """A CRLF text with stray NULs (as PDF extraction leaves them) goes through every stage with
+    exact spans; a rejected document's question is counted, not scored, and blocks nothing."""
+    from finchunk_pipeline.assets.checks import gold_passages_coverable  # noqa: F401 (runs with the job)
+
+    crlf = ("ACME CORP\r\n\r\nItem 7. Results\r\n\r\nNet revenues were $6,489 million\x00 in 2019.\r\n"
+            "Operating income rose to $1,607 million.\r\n\r\nItem 8. Risks\r\n\r\nCompetition is intense.\r\n")
+    gold = "Net revenues were $6,489 million\x00 in 2019."
+    corpus = write_corpus(tmp_path / "c", [
+        {"doc_id": "crlf", "text": crlf, "format": "text", "doc_type": "10-K"},
+        {"doc_id": "bin", "text": "\x00\x01\x02" * 50, "format": "text"},
+    ], passages=[
+        {"passage_id": "p1", "doc_id": "crlf", "section": "", "kind": "text",
+         "start": crlf.index(gold), "end": crlf.index(gold) + len(gold)},
+        {"passage_id": "p2", "doc_id": "bin", "section": "", "kind": "text", "start": 0, "end": 10},
+    ], questions=[
+        {"question_id": "q1", "question": "What were ACME net revenues in 2019?", "question_type": "text",
+         "doc_ids": ["crlf"], "gold_passages": ["p1"]},
+        {"question_id": "q2", "question": "What is in the binary file?", "question_type": "text",
+         "doc_ids": ["bin"], "gold_passages": ["p2"]},
+    ])
+    pipeline = make_pipeline(tmp_path, corpus, chunkers_file)
+    instance = DagsterInstance.ephemeral()
+    result = run_all(pipeline, instance)
+    assert result.success
+    parse_report = json.loads((tmp_path / "out" / "parse_report.json").read_text())
+    rows = {d["doc_id"]: d for d in parse_report["documents"]}
+    assert rows["crlf"]["error"] is None
+    assert any("control characters" in w for w in rows["crlf"]["warnings"])
+    assert "binary" in rows["bin"]["error"]
+    ws = pipeline.workspace()
+    for config in pipeline.chunker_configs():
+        chunks = ws.chunks.read(config.version_name)
+        for spans, src in zip(chunks["spans"], chunks["source_text"]):
+            for s in spans:
+                # offsets index documents.text (CRs included); the view reads NUL as a space
+                assert crlf[s["start"]:s["end"]].replace("\x00", " ") in src
+    report = json.loads((tmp_path / "out" / "evaluation.json").read_text())
+    assert report["excluded"]["questions_on_rejected_documents"] == 1
+    assert report["excluded"]["question_ids"] == ["q2"]
+    assert {e["name"] for e in report["chunk_sets"]} == {c.name for c in pipeline.chunker_configs()}
+    for e in report["chunk_sets"]:
+        assert e["answerable"] == 1 and e["curve"][4]["recall"] == 1.0
+    assert "Questions on rejected documents: 1" in (tmp_path / "out" / "evaluation.md").read_text()

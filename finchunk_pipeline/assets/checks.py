@@ -19,12 +19,15 @@ stops the downstream index and evaluation steps of that run.
 """
 import warnings
 
+import pyarrow.parquet as pq
+
 from dagster import (AssetCheckExecutionContext, AssetCheckResult, AssetCheckSeverity, AssetRecordsFilter,
                      MetadataValue, asset_check)
 
 from ..chunking.store import spans_of
 from ..evaluation.coverage import coverage_fraction, merge_spans
 from ..evaluation.report import read_history
+from ..evaluation.scope import scorable_questions
 from .chunks import chunk_sets
 from .evaluation import retrieval_evaluation
 from .partitions import chunk_set_partitions
@@ -73,14 +76,20 @@ def gold_passages_coverable(context: AssetCheckExecutionContext, pipeline: Pipel
     ws, corpus = pipeline.workspace(), pipeline.corpus()
     if not corpus.labelled:
         return AssetCheckResult(passed=True, metadata={"note": "corpus has no labelled questions"})
-    gold_ids = {p for v in corpus.questions["gold_passages"] if v is not None for p in v}
-    pipeline.pull(ws.chunks.dir(config.version_name))
+    pipeline.pull(ws.manifest_path, ws.chunks.dir(config.version_name))
+    # only documents that were chunked are judged: questions on rejected documents are left
+    # out of scoring (evaluation/scope.py), so their passages cannot fail the gate
+    chunked = pq.read_table(ws.manifest_path, columns=["doc_id"]).column("doc_id").to_pylist()
+    scope = scorable_questions(corpus.questions, corpus.passages, chunked)
+    gold_ids = {p for v in scope.questions["gold_passages"] if v is not None for p in v}
     chunks = ws.chunks.read(config.version_name, columns=["doc_id", "spans"])
     lost = unreachable_passages(chunks, corpus.passages, gold_ids)
     split = uncoverable_passages(chunks, corpus.passages, gold_ids)
     return AssetCheckResult(
         passed=not lost, severity=AssetCheckSeverity.ERROR,
         metadata={"gold_passages": len(gold_ids), "unreachable": len(lost),
+                  "questions_on_rejected_documents": len(scope.excluded_ids),
+                  "rejected_documents": MetadataValue.json(scope.missing_documents),
                   "uncoverable": len(split),  # no single chunk covers >= 50% of them
                   "unreachable_examples": MetadataValue.json(sorted(lost)[:20]),
                   "uncoverable_examples": MetadataValue.json(sorted(split)[:20])},

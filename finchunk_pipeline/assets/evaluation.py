@@ -9,6 +9,7 @@ from dagster import (AssetExecutionContext, AutomationCondition, DataVersion, Ma
 from ..evaluation.plots import write_plots
 from ..evaluation.report import append_history, build_report, render_markdown, write_report
 from ..evaluation.retrieval import EXPANDED, MODES, evaluate_retriever
+from ..evaluation.scope import scorable_questions
 from ..index.retrievers import NEEDS, index_exists, load_retriever
 from ..storage import read_json, sha256_bytes, stable_hash, write_json
 from .dense import faiss_index
@@ -63,8 +64,8 @@ def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource) -
     })
 
 
-def _evaluate(context, config, ws, corpus, pipeline: PipelineResource, base: dict) -> list[dict]:
-    """Every available retriever x mode over one chunk set."""
+def _evaluate(context, config, ws, corpus, questions, pipeline: PipelineResource, base: dict) -> list[dict]:
+    """Every available retriever x mode over one chunk set, on the scorable ``questions``."""
     index_dir = ws.index_dir(config.version_name)
     chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
                                                             "embedding_text", "source_text"])
@@ -78,7 +79,7 @@ def _evaluate(context, config, ws, corpus, pipeline: PipelineResource, base: dic
         retriever = load_retriever(name, index_dir, chunks, pipeline.model())
         own = sum(_dir_bytes(f) if f.is_dir() else f.stat().st_size for f in index_dir.glob(f"{name}*"))
         for mode in (*MODES, EXPANDED):
-            summary = evaluate_retriever(retriever, chunks, corpus.passages, corpus.questions, mode,
+            summary = evaluate_retriever(retriever, chunks, corpus.passages, questions, mode,
                                          expander=expander).summary()
             entries.append({**base, "index_bytes_retriever": own, **summary})
             context.log.info(f"{config.name} {name} {mode}: recall@3 = {summary['curve'][2]['recall']:.3f}")
@@ -121,11 +122,19 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
         payload = previous
         entries = payload["entries"]
     else:
-        entries = _evaluate(context, config, ws, corpus, pipeline, base) if corpus.labelled else []
+        scope = None
+        if corpus.labelled:
+            parsed = pq.read_table(ws.manifest_path, columns=["doc_id"]).column("doc_id").to_pylist()
+            scope = scorable_questions(corpus.questions, corpus.passages, parsed)
+            if scope.excluded_ids:
+                context.log.warning(f"{len(scope.excluded_ids)} questions on rejected documents "
+                                    f"{scope.missing_documents} left out of scoring")
+        entries = _evaluate(context, config, ws, corpus, scope.questions, pipeline, base) if scope else []
         if not corpus.labelled:
             context.log.warning(f"corpus {corpus.name} has no labelled questions: nothing to score")
         payload = {"corpus": corpus.name, "labelled": corpus.labelled,
                    "questions": 0 if corpus.questions is None else len(corpus.questions),
+                   "excluded": scope.summary() if scope else None,
                    "inputs": key, "chunk_set": base, "entries": entries}
         write_json(path, payload)
         if entries:
@@ -154,7 +163,7 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
     ws = pipeline.workspace()
     corpus = pipeline.corpus()
     pipeline.pull(ws.root / "evaluations", ws.root / PIT_FILE)
-    entries, missing = [], []
+    entries, missing, excluded = [], [], None
     for config in pipeline.chunker_configs():
         path = ws.evaluation_dir(config.version_name) / "evaluation.json"
         if not path.exists():
@@ -162,10 +171,11 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
             continue
         data = read_json(path)
         entries.extend(data["entries"] or [{**data["chunk_set"]}])
+        excluded = excluded or data.get("excluded")
     if missing:
         context.log.warning(f"chunk sets not evaluated yet (materialize their partitions): {missing}")
     questions = 0 if corpus.questions is None else len(corpus.questions)
-    report = build_report(corpus.name, questions, entries)
+    report = build_report(corpus.name, questions, entries, excluded)
     pit_path = ws.root / PIT_FILE
     if pit_path.exists():
         pit = read_json(pit_path)

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import schema
+from .content import binary_problem
 
 
 class CorpusError(ValueError):
@@ -68,10 +69,9 @@ def document_problem(row) -> str | None:
         return f"text is {type(text).__name__}, not a string"
     if not text.strip():
         return "text is empty"
-    sample = text[:4096]
-    controls = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\n\r\t\f\v")
-    if "\x00" in sample or controls > max(8, len(sample) // 20):
-        return f"text looks binary ({controls} control characters in the first {len(sample)})"
+    binary = binary_problem(text)
+    if binary:
+        return binary
     if row.get("doc_type") not in schema.DOC_TYPES:
         return f"unknown doc_type {row.get('doc_type')!r} (expected one of {sorted(schema.DOC_TYPES)})"
     if row.get("format") not in schema.FORMATS:

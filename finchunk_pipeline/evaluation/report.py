@@ -28,11 +28,12 @@ def _bt(b_curve: list[dict], chars: int, key: str = "recall"):
     return None
 
 
-def build_report(corpus: str, questions: int, entries: list[dict]) -> dict:
+def build_report(corpus: str, questions: int, entries: list[dict], excluded: dict | None = None) -> dict:
     """entries: one per (chunk set, retriever, mode): the chunk set's stats + RetrievalEvaluation.summary().
     Ordered global mode first, then filtered, then expanded; by retriever, then chunk set."""
     order = sorted(entries, key=lambda e: (MODE_ORDER.get(e.get("mode", ""), 9), e.get("retriever", ""), e["name"]))
-    return {"corpus": corpus, "questions": questions, "budgets": list(BUDGETS), "chunk_sets": order}
+    return {"corpus": corpus, "questions": questions, "budgets": list(BUDGETS), "chunk_sets": order,
+            "excluded": excluded or {"questions_on_rejected_documents": 0, "question_ids": [], "documents": []}}
 
 
 def _fmt(x, pct=True):
@@ -60,6 +61,12 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
     lines = [f"# Retrieval evaluation — corpus `{report['corpus']}`", "",
              f"{report['questions']} questions. Recall (%) by the corpus-format rule; chars = mean characters "
              f"of indexed text delivered.", "", RULES, ""]
+    ex = report.get("excluded") or {}
+    if ex.get("questions_on_rejected_documents"):
+        ids = ex["question_ids"]
+        lines += [f"**Questions on rejected documents: {ex['questions_on_rejected_documents']}** (not scored; "
+                  f"documents {', '.join(ex['documents'])}; ids {', '.join(ids[:10])}"
+                  f"{' …' if len(ids) > 10 else ''}). See parse_report.json.", ""]
     sets = report["chunk_sets"]
     if not sets:
         lines.append("No chunk sets were evaluated.")

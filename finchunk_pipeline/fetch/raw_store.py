@@ -2,14 +2,18 @@
 
 ``<raw root>/<sha256>.<ext>``; the same bytes are stored once whatever their id, and a
 document version that changes gets a new hash (so parsing it again is explicit).
+
+Bytes round-trip exactly: text is stored as its UTF-8 encoding and read back by decoding
+those bytes (no newline translation: a CRLF document comes back with its CRs, so offsets
+into ``documents.text`` and the content hash stay valid).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..storage import sha256_text, write_text
+from ..storage import sha256_bytes, write_bytes
 
-EXTENSIONS = {"markdown": "md", "html": "html", "text": "txt"}
+EXTENSIONS = {"markdown": "md", "html": "html", "text": "txt", "pdf": "pdf"}
 
 
 class RawStore:
@@ -19,14 +23,21 @@ class RawStore:
     def path(self, sha: str, fmt: str) -> Path:
         return self.root / f"{sha}.{EXTENSIONS.get(fmt, 'bin')}"
 
-    def put(self, text: str, fmt: str) -> tuple[str, bool]:
-        """Store ``text``; return (sha, newly_written)."""
-        sha = sha256_text(text)
+    def put_bytes(self, data: bytes, fmt: str) -> tuple[str, bool]:
+        """Store ``data``; return (sha256 of the bytes, newly_written)."""
+        sha = sha256_bytes(data)
         path = self.path(sha, fmt)
         if path.exists():
             return sha, False
-        write_text(path, text)
+        write_bytes(path, data)
         return sha, True
 
+    def put(self, text: str, fmt: str) -> tuple[str, bool]:
+        """Store ``text`` (as UTF-8); its sha is the sha256 of those bytes."""
+        return self.put_bytes(text.encode("utf-8"), fmt)
+
+    def get_bytes(self, sha: str, fmt: str) -> bytes:
+        return self.path(sha, fmt).read_bytes()
+
     def get(self, sha: str, fmt: str) -> str:
-        return self.path(sha, fmt).read_text(encoding="utf-8")
+        return self.get_bytes(sha, fmt).decode("utf-8")

@@ -12,6 +12,7 @@ from typing import Callable
 
 import pandas as pd
 
+from ..corpus.content import controls_as_spaces
 from ..fetch.raw_store import RawStore
 from .registry import UnsupportedDocument, select_parser
 from .store import BlockStore
@@ -53,10 +54,16 @@ def parse_documents(documents: pd.DataFrame, raw: RawStore, blocks: BlockStore,
                 doc = blocks.read(spec.key, rec["sha"], doc_id=rec["doc_id"])
                 report.reused += 1
             else:
-                text = raw.get(rec["sha"], rec["format"])
+                text, n_controls = controls_as_spaces(raw.get(rec["sha"], rec["format"]))
                 doc = spec.fn(rec["doc_id"], text, rec)
                 if not doc.blocks:
                     raise ValueError("the parser found no blocks")
+                # blocks are stored (and looked up) under the raw content's hash, whatever
+                # the parser saw
+                doc.doc_sha = rec["sha"]
+                if n_controls:
+                    doc.warnings.append(f"{n_controls} stray control characters (e.g. NUL) read as spaces "
+                                        "in the text view; offsets unchanged")
                 blocks.write(spec.key, doc)
                 report.parsed += 1
             row["blocks"] = doc.counts()
