@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 import re
-import tempfile
+import secrets
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -41,14 +41,28 @@ def safe_name(name: str) -> str:
     return name
 
 
+def _new_temp_file(dest: Path) -> Path:
+    """Create an empty temporary file next to ``dest`` (``.<name>.<random>.tmp``).
+
+    Created with mode 0666 filtered by the process umask, as ``open(path, "w")`` would (not
+    mkstemp's 0600): the renamed file gets the permissions a normal write gives it."""
+    for _ in range(100):
+        tmp = dest.parent / f".{dest.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return tmp
+    raise FileExistsError(f"could not create a temporary file next to {dest}")
+
+
 @contextmanager
 def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``dest``; rename it onto ``dest`` on success."""
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
+    tmp_path = _new_temp_file(dest)
     try:
         yield tmp_path
         os.replace(tmp_path, dest)
