@@ -257,9 +257,11 @@ class FactsStore:
         """'us-gaap:Revenues' as given; a bare 'Revenues' if exactly one taxonomy has it."""
         if ":" in concept:
             return concept
+        # an exact suffix match: the name is data, never a LIKE pattern ('%' and '_' are
+        # ordinary characters in it)
         rows = self.con.execute(
-            "SELECT DISTINCT concept FROM facts WHERE concept LIKE ? AND (? IS NULL OR cik = ?)",
-            ["%:" + concept, cik, cik]).fetchall()
+            "SELECT DISTINCT concept FROM facts WHERE ends_with(concept, ?) AND (? IS NULL OR cik = ?)",
+            [":" + concept, cik, cik]).fetchall()
         if len(rows) == 1:
             return rows[0][0]
         if not rows:
