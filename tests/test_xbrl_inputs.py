@@ -37,3 +37,44 @@ def test_bare_concept_matches_its_exact_name(store):
     assert store.resolve_concept("Revenue_Net") == "us-gaap:Revenue_Net"
     fact = pit.value(store, "EXM", "Revenue_Net", "2024-01-01", "2024-03-31", "2024-06-01")
     assert fact is not None and fact.value == 2.0
+
+
+INJECTION = "2023-02-01'; DROP TABLE facts; --"
+
+
+@pytest.mark.parametrize("bad", [INJECTION, "2023-02-01x", "2023-2-1", "2023-02-30", "20230201 ", "Feb 1 2023"])
+def test_period_dates_are_validated_strictly(store, bad):
+    with pytest.raises(ValueError, match="invalid period end"):
+        pit.value(store, "EXM", "RevenueNet", "2024-01-01", bad, "2024-06-01")
+    with pytest.raises(ValueError, match="invalid period start"):
+        pit.history(store, "EXM", "RevenueNet", bad, "2024-03-31")
+    assert store.count() == 3  # nothing was executed as SQL
+
+
+@pytest.mark.parametrize("bad", [INJECTION, "2024-06-01x", "2024-06-01T25:00", "06/01/2024", "2024-06"])
+def test_as_of_is_validated_strictly(store, bad):
+    with pytest.raises(ValueError, match="invalid as_of"):
+        pit.value(store, "EXM", "RevenueNet", "2024-01-01", "2024-03-31", bad)
+
+
+def test_valid_dates_and_datetimes_still_work(store):
+    for as_of in ("2024-06-01", "2024-05-06T00:00:00Z", "2024-05-06 00:00", "2024-05-06T00:00:00+00:00",
+                  date(2024, 6, 1), datetime(2024, 6, 1)):
+        assert pit.value(store, "EXM", "RevenueNet", "2024-01-01", "2024-03-31", as_of).value == 1.0
+    assert pit.value(store, "EXM", "RevenueNet", date(2024, 1, 1), "2024-03-31", "2024-05-05") is None
+
+
+def test_cli_names_the_flag_of_a_bad_date(tmp_path, capsys, monkeypatch):
+    import finchunk_pipeline.cli as cli
+
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("facts",))
+    db = tmp_path / "facts.duckdb"
+    with FactsStore(db) as s:
+        s.insert([_fact("us-gaap:RevenueNet", 1.0)])
+    base = ["facts", "value", "EXM", "us-gaap:RevenueNet", "--db", str(db)]
+    assert cli.main(base + ["--period", "2024-01-01", INJECTION, "--as-of", "2024-06-01"]) == 1
+    assert "invalid --period END" in capsys.readouterr().err
+    assert cli.main(base + ["--period", "2024-01-01", "2024-03-31", "--as-of", INJECTION]) == 1
+    assert "invalid --as-of" in capsys.readouterr().err
+    assert cli.main(base + ["--period", "2024-01-01", "2024-03-31", "--as-of", "2024-06-01", "--json"]) == 0
+    assert '"value": 1.0' in capsys.readouterr().out

@@ -89,11 +89,26 @@ def _open(args, write: bool = False):
 
 
 def _period(values: list[str]) -> tuple[str | None, str]:
+    """--period START END or END, each a strict YYYY-MM-DD (errors name the flag)."""
+    from finchunk_pipeline.xbrl.store import parse_date
+
     if len(values) == 1:
-        return None, values[0]
-    if len(values) == 2:
-        return (None if values[0] in ("-", "") else values[0]), values[1]
-    raise ValueError("--period takes START END (duration) or END (instant)")
+        start, end = None, values[0]
+    elif len(values) == 2:
+        start, end = (None if values[0] in ("-", "") else values[0]), values[1]
+    else:
+        raise ValueError("--period takes START END (duration) or END (instant)")
+    parse_date(start, "--period START")
+    if parse_date(end, "--period END") is None:
+        raise ValueError("--period END is required")
+    return start, end
+
+
+def _as_of(value: str) -> str:
+    from finchunk_pipeline.xbrl.store import parse_as_of
+
+    parse_as_of(value, "--as-of")
+    return value
 
 
 def _num(v: float) -> str:
@@ -138,8 +153,9 @@ def _load(args) -> int:
 def _value(args) -> int:
     from finchunk_pipeline.xbrl import pit
     start, end = _period(args.period)
+    as_of = _as_of(args.as_of)
     with _open(args) as store:
-        fact = pit.value(store, args.entity, args.concept, start, end, args.as_of, unit=args.unit)
+        fact = pit.value(store, args.entity, args.concept, start, end, as_of, unit=args.unit)
     if args.json:
         print(json.dumps(fact.as_json() if fact else None))
     elif fact is None:
@@ -167,9 +183,10 @@ def _history(args) -> int:
 
 def _quarter(args) -> int:
     from finchunk_pipeline.xbrl import quarters
+    as_of = _as_of(args.as_of)
     with _open(args) as store:
         row = quarters.quarter(store, args.entity, args.concept, args.fiscal_year, args.quarter,
-                               args.as_of, unit=args.unit)
+                               as_of, unit=args.unit)
     keys = ("value", "unit", "fiscal_year", "quarter", "period_start", "period_end", "method",
             "formula", "filed_value", "derived_value", "accessions", "known_at")
     out = {k: _jsonable(row[k]) for k in keys} if row else None
@@ -187,8 +204,13 @@ def _quarter(args) -> int:
 
 def _cross_section(args) -> int:
     from finchunk_pipeline.xbrl import pit
+    as_of = _as_of(args.as_of)
+    if args.period_end is not None:
+        from finchunk_pipeline.xbrl.store import parse_date
+
+        parse_date(args.period_end, "--period-end")
     with _open(args) as store:
-        df = pit.cross_section(store, args.concept, args.as_of, fy=args.fy, fp=args.fp,
+        df = pit.cross_section(store, args.concept, as_of, fy=args.fy, fp=args.fp,
                                period_end=args.period_end, duration=args.duration)
     cols = ["ticker", "cik", "value", "unit", "period_start", "period_end", "filed_at", "form", "accession"]
     rows = [{c: _jsonable(r[c]) for c in cols} for r in df.to_dict("records")]

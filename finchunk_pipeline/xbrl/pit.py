@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from .store import FactsStore, as_of_bound
+from .store import FactsStore, as_of_bound, parse_date
 
 # filing order among facts of one period: the newest wins
 _ORDER = "filed_at {d}, (form LIKE '%/A') {d}, accession {d}"
@@ -53,14 +53,10 @@ class Fact:
         return asdict(self)
 
 
-def _d(v: Any) -> date | None:
-    if v is None or v == "" or v == "-":
-        return None
-    if isinstance(v, datetime):
-        return v.date()
-    if isinstance(v, date):
-        return v
-    return date.fromisoformat(str(v)[:10])
+def _d(v: Any, what: str = "period date") -> date | None:
+    """A period date, strictly (store.parse_date): "2023-02-01'; DROP ..." is an error, not
+    2023-02-01."""
+    return parse_date(v, what)
 
 
 def _bound_sql(as_of: Any) -> tuple[str, datetime]:
@@ -90,7 +86,7 @@ def value(store: FactsStore, entity: str, concept: str, period_start: Any, perio
           AND f.period_start IS NOT DISTINCT FROM ? AND (? IS NULL OR f.unit = ?)
           AND f.{cond}
         ORDER BY {_ORDER.format(d='DESC')} LIMIT 1""",
-        [cik, concept, _d(period_end), _d(period_start), unit, unit, bound]).fetchall()
+        [cik, concept, _d(period_end, "period end"), _d(period_start, "period start"), unit, unit, bound]).fetchall()
     return _facts(rows)[0] if rows else None
 
 
@@ -104,7 +100,7 @@ def history(store: FactsStore, entity: str, concept: str, period_start: Any, per
         WHERE f.cik = ? AND f.concept = ? AND f.period_end = ?
           AND f.period_start IS NOT DISTINCT FROM ? AND (? IS NULL OR f.unit = ?)
         ORDER BY {_ORDER.format(d='ASC')}""",
-        [cik, concept, _d(period_end), _d(period_start), unit, unit]).fetchall()
+        [cik, concept, _d(period_end, "period end"), _d(period_start, "period start"), unit, unit]).fetchall()
     return _facts(rows)
 
 
@@ -148,9 +144,9 @@ def cross_section(store: FactsStore, concept: str, as_of: Any, *, period_end: An
         params: list = [fy, fp, bound, lo, hi]
     else:
         join = ""
-        ps = _d(period_start)
+        ps = _d(period_start, "period start")
         where = "f.period_end = ? AND (? IS NULL OR f.period_start = ?)"
-        params = [_d(period_end), ps, ps]
+        params = [_d(period_end, "period end"), ps, ps]
         if duration:
             lo, hi = DURATIONS[duration.upper()]
             where += " AND datediff('day', f.period_start, f.period_end) + 1 BETWEEN ? AND ?"
@@ -183,5 +179,5 @@ def value_by_duration(store: FactsStore, entity: str, concept: str, period_end: 
         WHERE f.cik = ? AND f.concept = ? AND f.period_end = ? AND {span}
           AND (? IS NULL OR f.unit = ?) AND f.{cond}
         ORDER BY {_ORDER.format(d='DESC')} LIMIT 1""",
-        [cik, concept, _d(period_end), *params, unit, unit, bound]).fetchall()
+        [cik, concept, _d(period_end, "period end"), *params, unit, unit, bound]).fetchall()
     return _facts(rows)[0] if rows else None

@@ -8,6 +8,7 @@ All SQL takes values as parameters.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -301,15 +302,53 @@ def _name_key(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?")
+
+
+def parse_date(value: Any, what: str = "date") -> date | None:
+    """A date given as a date, a datetime (its day) or exactly ``YYYY-MM-DD``; ``None``,
+    "" and "-" are None. Anything else — extra characters included — is a ValueError
+    naming ``what`` and the value (nothing is truncated into a valid-looking date)."""
+    if value is None or (isinstance(value, str) and value.strip() in ("", "-")):
+        return None
+    if isinstance(value, datetime):  # pd.Timestamp included
+        return value.date()
+    if isinstance(value, date):
+        return value
+    text = str(value).strip()
+    if _DATE.fullmatch(text):
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            pass
+    raise ValueError(f"invalid {what} {value!r}: expected a date YYYY-MM-DD")
+
+
+def parse_as_of(value: Any, what: str = "as_of") -> date | datetime:
+    """``as_of`` as a date (``YYYY-MM-DD``) or a datetime (ISO ``YYYY-MM-DDTHH:MM[:SS[.f]]``
+    with an optional ``Z`` / ``±HH:MM``); anything else is a ValueError naming the value."""
+    if isinstance(value, (date, datetime)):
+        return value
+    text = str(value).strip() if isinstance(value, str) else None
+    if text is not None:
+        try:
+            if _DATE.fullmatch(text):
+                return date.fromisoformat(text)
+            if _DATETIME.fullmatch(text):
+                return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        raise ValueError(f"invalid {what} {value!r}: expected a date YYYY-MM-DD or an ISO datetime "
+                         "YYYY-MM-DDTHH:MM:SS[Z]")
+    raise TypeError(f"{what} must be a date, datetime or ISO string, not {type(value).__name__}")
+
+
 def as_of_bound(as_of: Any) -> tuple[datetime, bool]:
     """(bound, inclusive): a date (or a date-only string) is the end of that day UTC, i.e.
     filed_at < next midnight; a datetime is inclusive (naive = UTC)."""
     if isinstance(as_of, str):
-        s = as_of.strip()
-        if len(s) == 10:
-            as_of = date.fromisoformat(s)
-        else:
-            as_of = datetime.fromisoformat(s.replace("Z", "+00:00"))
+        as_of = parse_as_of(as_of)
     if isinstance(as_of, pd.Timestamp):
         as_of = as_of.to_pydatetime()
     if isinstance(as_of, datetime):
