@@ -2,6 +2,7 @@
 validated strictly, companyfacts errors name the file and the value."""
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timezone
 
 import pytest
@@ -78,3 +79,48 @@ def test_cli_names_the_flag_of_a_bad_date(tmp_path, capsys, monkeypatch):
     assert "invalid --as-of" in capsys.readouterr().err
     assert cli.main(base + ["--period", "2024-01-01", "2024-03-31", "--as-of", "2024-06-01", "--json"]) == 0
     assert '"value": 1.0' in capsys.readouterr().out
+
+
+# --- companyfacts errors name the file ----------------------------------------------------------
+def _companyfacts(values: list) -> dict:
+    return {"cik": 42, "entityName": "Example", "facts": {"us-gaap": {"Revenues": {"units": {"USD": values}}}}}
+
+
+GOOD = {"start": "2024-01-01", "end": "2024-03-31", "val": 5, "accn": "A-1", "fy": 2024, "fp": "Q1",
+        "form": "10-Q", "filed": "2024-05-06"}
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("end", "2024-13-45", "bad end '2024-13-45'"),
+    ("end", "2024-03-31'; DROP", "bad end"),
+    ("start", "31/03/2024", "bad start"),
+    ("filed", "yesterday", "bad filed"),
+    ("val", "1,000", "bad val '1,000'"),
+    ("val", "NaN", "bad val"),
+    ("val", True, "bad val True"),
+])
+def test_bad_companyfacts_value_names_the_file_concept_and_value(tmp_path, field, value, message):
+    import json
+
+    from finchunk_pipeline.xbrl.companyfacts import CompanyFactsError
+
+    path = tmp_path / "CIK0000000042.json"
+    path.write_text(json.dumps(_companyfacts([GOOD, {**GOOD, "accn": "A-2", field: value}])))
+    with FactsStore() as s, pytest.raises(CompanyFactsError) as exc:
+        s.load_companyfacts(path)
+    text = str(exc.value)
+    assert str(path) in text and "us-gaap:Revenues [USD] value #1" in text and message in text
+    # the same through the Dagster asset's path (the JSON read first, then loaded)
+    from finchunk_pipeline.xbrl.companyfacts import read_companyfacts
+
+    with FactsStore() as s, pytest.raises(CompanyFactsError, match=re.escape(str(path))):
+        s.load_companyfacts(read_companyfacts(path), source=str(path))
+
+
+@pytest.mark.parametrize("facts", [[], {"us-gaap": []}, {"us-gaap": {"Revenues": {"units": {"USD": {}}}}},
+                                   {"us-gaap": {"Revenues": {"units": {"USD": ["x"]}}}}])
+def test_malformed_companyfacts_shape_is_an_error_naming_the_source(facts):
+    from finchunk_pipeline.xbrl.companyfacts import CompanyFactsError, companyfacts_rows
+
+    with pytest.raises(CompanyFactsError, match="https://example.test/CIK42.json"):
+        companyfacts_rows({"cik": 42, "facts": facts}, source="https://example.test/CIK42.json")

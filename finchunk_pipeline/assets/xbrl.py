@@ -84,8 +84,7 @@ def xbrl_facts(context: AssetExecutionContext, facts_store: FactsStoreResource) 
         for path in facts_store.companyfacts_paths:
             obj = read_companyfacts(path)
             cik, _ = entity_of(obj)
-            r = store.load_companyfacts(obj, ticker=tickers.get(cik))
-            r.source = str(path)
+            r = store.load_companyfacts(obj, ticker=tickers.get(cik), source=str(path))
             loads.append(r)
         for r in loads:
             context.log.info(f"{r.source}: {r.rows} rows, {r.inserted} new, {r.duplicates} stored before, "

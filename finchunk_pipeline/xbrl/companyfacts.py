@@ -8,6 +8,7 @@ JSON). ``fy``/``fp`` describe the filing the value came from, not the value's pe
 from __future__ import annotations
 
 import json
+import math
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -38,34 +39,78 @@ def read_companyfacts(path: str | Path) -> dict:
     return obj
 
 
-def _date(v: Any) -> date | None:
-    return date.fromisoformat(v[:10]) if v else None
+def _strict_date(v: Any, field: str, where: str) -> date:
+    """A companyfacts date is exactly YYYY-MM-DD."""
+    if isinstance(v, str) and len(v) == 10:
+        try:
+            return date.fromisoformat(v)
+        except ValueError:
+            pass
+    raise CompanyFactsError(f"{where}: bad {field} {v!r} (expected a date YYYY-MM-DD)")
 
 
-def companyfacts_rows(obj: dict, ticker: str | None = None) -> list[dict]:
-    """All filed values of all taxonomies as xbrl_facts rows (concept = 'taxonomy:Name')."""
+def _number(v: Any, where: str) -> float:
+    if not isinstance(v, bool):
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            x = None
+        if x is not None and math.isfinite(x):
+            return x
+    raise CompanyFactsError(f"{where}: bad val {v!r} (expected a finite number)")
+
+
+def companyfacts_rows(obj: dict, ticker: str | None = None, source: str | None = None) -> list[dict]:
+    """All filed values of all taxonomies as xbrl_facts rows (concept = 'taxonomy:Name').
+
+    ``source`` (the file or URL the JSON came from) names every error: a bad ``end``,
+    ``start``, ``filed`` or ``val``, or a part of the JSON that is not the expected shape,
+    raises CompanyFactsError with the source, the concept, the unit and the value's index."""
+    if not isinstance(obj, dict) or "cik" not in obj:
+        raise CompanyFactsError(f"{source or 'companyfacts'}: not a companyfacts JSON (no 'cik')")
     cik = normalise_cik(obj["cik"])
+    source = source or f"companyfacts CIK{cik}"
+    facts = obj.get("facts")
+    if facts is None:
+        facts = {}
+    if not isinstance(facts, dict):
+        raise CompanyFactsError(f"{source}: 'facts' is a {type(facts).__name__}, expected an object")
     rows: list[dict] = []
-    for taxonomy, concepts in (obj.get("facts") or {}).items():
-        for name, body in (concepts or {}).items():
+    for taxonomy, concepts in facts.items():
+        if not isinstance(concepts, dict):
+            raise CompanyFactsError(f"{source}: facts.{taxonomy} is a {type(concepts).__name__}, expected an object")
+        for name, body in concepts.items():
             concept = f"{taxonomy}:{name}"
-            for unit, values in ((body or {}).get("units") or {}).items():
-                for v in values:
+            if body is None:
+                continue
+            units = body.get("units") if isinstance(body, dict) else None
+            if not isinstance(body, dict) or not isinstance(units, (dict, type(None))):
+                raise CompanyFactsError(f"{source}: {concept}: expected an object with a 'units' object")
+            for unit, values in (units or {}).items():
+                if not isinstance(values, list):
+                    raise CompanyFactsError(f"{source}: {concept} [{unit}]: expected a list of values")
+                for i, v in enumerate(values):
+                    where = f"{source}: {concept} [{unit}] value #{i}"
+                    if not isinstance(v, dict):
+                        raise CompanyFactsError(f"{where}: expected an object, got {v!r}")
                     if v.get("val") is None or not v.get("end") or not v.get("accn") or not v.get("filed"):
                         continue
-                    filed = _date(v["filed"])
+                    filed = _strict_date(v["filed"], "filed", where)
+                    fy = v.get("fy")
+                    if fy is not None and (isinstance(fy, bool) or not str(fy).lstrip("-").isdigit()):
+                        raise CompanyFactsError(f"{where}: bad fy {fy!r} (expected a year)")
                     rows.append({
                         "cik": cik,
                         "ticker": ticker,
                         "concept": concept,
                         "unit": unit,
-                        "value": float(v["val"]),
-                        "period_start": _date(v.get("start")),
-                        "period_end": _date(v["end"]),
+                        "value": _number(v["val"], where),
+                        "period_start": _strict_date(v["start"], "start", where) if v.get("start") else None,
+                        "period_end": _strict_date(v["end"], "end", where),
                         "form": v.get("form"),
                         "accession": v["accn"],
                         "filed_at": datetime(filed.year, filed.month, filed.day, tzinfo=timezone.utc),
-                        "fy": int(v["fy"]) if v.get("fy") is not None else None,
+                        "fy": int(fy) if fy is not None else None,
                         "fp": v.get("fp"),
                     })
     return rows

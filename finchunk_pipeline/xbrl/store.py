@@ -171,14 +171,16 @@ class FactsStore:
                                             name = COALESCE(EXCLUDED.name, entities.name)""",
                          [normalise_cik(cik), ticker.upper() if ticker else None, name]).fetchall()
 
-    def load_companyfacts(self, src: str | Path | dict, ticker: str | None = None) -> LoadResult:
+    def load_companyfacts(self, src: str | Path | dict, ticker: str | None = None,
+                          source: str | None = None) -> LoadResult:
+        """``source`` names a JSON given as a dict (its file) in errors and in the result."""
         obj = src if isinstance(src, dict) else read_companyfacts(src)
         cik, name = entity_of(obj)
         if ticker is None:  # a ticker known from an earlier load
             rows = self.con.execute("SELECT ticker FROM entities WHERE cik = ?", [cik]).fetchall()
             ticker = rows[0][0] if rows else None
-        result = self.insert(companyfacts_rows(obj, ticker=ticker),
-                             source=str(src) if not isinstance(src, dict) else f"companyfacts CIK{cik}")
+        source = source or (str(src) if not isinstance(src, dict) else f"companyfacts CIK{cik}")
+        result = self.insert(companyfacts_rows(obj, ticker=ticker, source=source), source=source)
         self.set_entity(cik, ticker, name)
         return result
 
