@@ -349,3 +349,40 @@ def test_helpers():
     assert fiscal_year_for(date(2025, 4, 30), "0131") == 2026
     assert fiscal_year_for(date(2023, 9, 30), "0928") == 2023  # 52/53-week year
     assert fiscal_year_for(date(2024, 6, 30), "1231") == 2024
+
+
+# --- a malformed companyfacts body is never silent --------------------------------------------
+@pytest.mark.parametrize("body", [
+    b'{"cik": 1234567, "facts": {"us-gaap": {',                      # truncated JSON
+    b'{"message": "Not Found"}',                                      # not companyfacts
+    json.dumps({"cik": 1234567, "facts": {"us-gaap": {"Revenues": {"units": {"USD": [
+        {"end": "2025-13-31", "val": 1, "accn": "A", "filed": "2025-03-20"}]}}}}}).encode(),  # bad end
+])
+def test_cli_fetch_reports_malformed_companyfacts(server, tmp_path, capsys, monkeypatch, body):
+    _edgar_site(server)
+    url_path = f"/api/xbrl/companyfacts/CIK{cik10(CIK)}.json"
+    server.route(url_path, {"body": body, "headers": {"Content-Type": "application/json"}})
+    import finchunk_pipeline.cli as cli
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("edgar",))
+    monkeypatch.setenv("FINCHUNK_DATA", str(tmp_path / "data"))
+    out = tmp_path / "corpus"
+    rc = cli.main(["edgar", "fetch", "--cik", CIK, "--forms", "10-K,10-Q", "--out", str(out),
+                   "--user-agent", UA, "--base-url", server.url, "--facts"])
+    captured = capsys.readouterr()
+    assert rc == 1
+    assert "company facts not written" in captured.err and url_path in captured.err
+    assert (out / "documents.parquet").exists() and not (out / "xbrl_facts.parquet").exists()
+    assert "2 documents" in captured.out
+
+
+def test_cli_fetch_warns_when_companyfacts_has_no_facts(server, tmp_path, capsys, monkeypatch):
+    _edgar_site(server)
+    server.json(f"/api/xbrl/companyfacts/CIK{cik10(CIK)}.json", {"cik": int(CIK), "facts": {}})
+    import finchunk_pipeline.cli as cli
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("edgar",))
+    monkeypatch.setenv("FINCHUNK_DATA", str(tmp_path / "data"))
+    rc = cli.main(["edgar", "fetch", "--cik", CIK, "--out", str(tmp_path / "c"), "--user-agent", UA,
+                   "--base-url", server.url, "--facts"])
+    captured = capsys.readouterr()
+    assert rc == 0 and "0 xbrl facts" in captured.out
+    assert "warning" in captured.err and "no facts" in captured.err

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 
 def register(subparsers) -> None:
@@ -52,4 +53,9 @@ def _fetch(args: argparse.Namespace) -> int:
     print(f"wrote {result['out']}: {result['documents']} documents"
           + (f", {result['xbrl_facts']} xbrl facts" if "xbrl_facts" in result else "")
           + f" ({result['requests']} HTTP requests)")
+    for warning in result.get("warnings", []):
+        print(f"finchunk: warning: {warning}", file=sys.stderr)
+    if result.get("xbrl_facts_error"):
+        print(f"finchunk: error: {result['xbrl_facts_error']}", file=sys.stderr)
+        return 1
     return 0

@@ -240,8 +240,10 @@ def fetch_filings(client: EdgarClient, cik, forms: Iterable[str] | None = ("10-K
 
 
 def fetch_companyfacts_rows(client: EdgarClient, cik, ticker: str | None = None) -> list[dict]:
+    """The company's facts as xbrl_facts rows; a body that is not companyfacts JSON raises
+    InvalidResponseError / CompanyFactsError naming the URL."""
     from ..xbrl.companyfacts import companyfacts_rows  # local: keeps the client light
-    return companyfacts_rows(client.companyfacts(cik), ticker=ticker)
+    return companyfacts_rows(client.companyfacts(cik), ticker=ticker, source=client.companyfacts_url(cik))
 
 
 def write_documents(rows: list[dict], out_dir: str | Path) -> Path:
@@ -269,9 +271,22 @@ def fetch_corpus(client: EdgarClient, cik, out_dir: str | Path, forms=("10-K", "
     write_documents(rows, out)
     result: dict[str, Any] = {"documents": len(rows), "out": str(out)}
     if with_facts:
+        from ..xbrl.companyfacts import CompanyFactsError
+
         ticker = next((r["ticker"] for r in rows if r.get("ticker")), None)
-        facts = fetch_companyfacts_rows(client, cik, ticker)
-        write_xbrl_facts(facts, out)
-        result["xbrl_facts"] = len(facts)
+        try:
+            facts = fetch_companyfacts_rows(client, cik, ticker)
+        except (HttpError, CompanyFactsError) as exc:
+            # the filings are kept; the missing facts are an error the caller must show
+            stale = out / "xbrl_facts.parquet"
+            result["xbrl_facts_error"] = (
+                f"company facts not written: {exc}"
+                + (f" ({stale} is left from an earlier fetch)" if stale.exists() else ""))
+        else:
+            write_xbrl_facts(facts, out)
+            result["xbrl_facts"] = len(facts)
+            if not facts:
+                result["warnings"] = [f"{client.companyfacts_url(cik)}: no facts in the companyfacts JSON: "
+                                      "xbrl_facts.parquet has 0 rows"]
     result["requests"] = client.http.requests_sent
     return result
