@@ -330,12 +330,77 @@ def test_rate_limit_holds_across_threads(server):
     assert times[-1] - times[0] >= (n - 1) / rate * 0.8
 
 
-def test_rate_limiter_slots_are_spaced():
-    clock = [0.0]
-    slept: list[float] = []
-    lim = RateLimiter(10, clock=lambda: clock[0], sleep=slept.append)
-    waits = [lim.acquire() for _ in range(5)]
-    assert waits == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
+class FakeClock:
+    """Time that moves only when someone sleeps; a sleep may wake up late (``late``: a
+    function of the call number giving the extra seconds), as a loaded machine's does."""
+
+    def __init__(self, late=lambda i: 0.0):
+        self.now = 1000.0
+        self.calls = 0
+        self.late = late
+        self.lock = threading.Lock()
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        with self.lock:
+            self.calls += 1
+            self.now += seconds + self.late(self.calls)
+
+
+def _max_in_any_second(times: list[float]) -> int:
+    """The most acquisitions in any closed window [t, t + 1 s]."""
+    times = sorted(times)
+    return max(sum(1 for u in times if t <= u <= t + 1.0) for t in times)
+
+
+@pytest.mark.parametrize("late", [
+    lambda i: 0.0,                              # exact wake-ups: slots 0.1 s apart
+    lambda i: 0.05 if i % 3 == 0 else 0.0,      # some wake-ups late
+    lambda i: 0.007 * (i % 5),                  # jitter everywhere
+])
+def test_rate_limiter_at_most_10_in_any_rolling_second(late):
+    fake = FakeClock(late)
+    lim = RateLimiter(10, clock=fake.clock, sleep=fake.sleep)
+    times = []
+    for _ in range(60):
+        lim.acquire()
+        times.append(fake.clock())
+    assert _max_in_any_second(times) <= 10
+    assert all(b - a >= 0.1 for a, b in zip(times, times[1:]))
+    # and it does not throttle harder than needed: 60 requests in about 6 s of (fake) time
+    if late(1) == late(2) == late(3) == 0.0:
+        assert times[-1] - times[0] == pytest.approx(5.9, abs=0.05)
+
+
+def test_rate_limiter_holds_across_threads_on_a_fake_clock():
+    fake = FakeClock(lambda i: 0.03 if i % 4 == 0 else 0.0)
+    lim = RateLimiter(10, clock=fake.clock, sleep=fake.sleep)
+    times, lock = [], threading.Lock()
+
+    def worker():
+        for _ in range(15):
+            lim.acquire()
+            with lock:
+                times.append(fake.clock())
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(times) == 60 and _max_in_any_second(times) <= 10
+
+
+def test_rate_limiter_below_one_per_second():
+    fake = FakeClock()
+    lim = RateLimiter(0.5, clock=fake.clock, sleep=fake.sleep)
+    times = []
+    for _ in range(4):
+        lim.acquire()
+        times.append(fake.clock())
+    assert all(b - a >= 2.0 for a, b in zip(times, times[1:]))
 
 
 def test_helpers():
