@@ -71,6 +71,40 @@ def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
         raise
 
 
+STALE_TEMP_SECONDS = 3600.0  # a temporary file untouched this long is left by a crashed write
+
+
+def is_temp_file(path: Path) -> bool:
+    """The temporary files of atomic writes: ``.<name>.<random>.tmp``."""
+    return path.name.startswith(".") and path.name.endswith(".tmp")
+
+
+def clean_stale_temp_files(*roots: str | os.PathLike, older_than: float = STALE_TEMP_SECONDS,
+                           now: float | None = None) -> list[Path]:
+    """Remove the temporary files of atomic writes under ``roots`` that were not modified for
+    ``older_than`` seconds (a write in progress keeps touching its file, so only the
+    leftovers of crashed or killed writers go). Returns the removed paths."""
+    import time
+
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    for root in roots:
+        if not root or not Path(root).is_dir():
+            continue
+        for folder, _dirs, files in os.walk(root):
+            for name in files:
+                path = Path(folder) / name
+                if not is_temp_file(path):
+                    continue
+                try:
+                    if now - path.stat().st_mtime >= older_than:
+                        path.unlink()
+                        removed.append(path)
+                except FileNotFoundError:  # finished (renamed) or removed meanwhile
+                    continue
+    return removed
+
+
 def write_bytes(dest: str | os.PathLike, data: bytes) -> Path:
     with atomic_path(dest) as tmp:
         tmp.write_bytes(data)

@@ -7,7 +7,7 @@ from ..fetch.local import ingest_corpus
 from ..fetch.raw_store import RawStore
 from ..parse.registry import parsers_version
 from ..parse.runner import parse_documents
-from ..storage import stable_hash, write_json, write_parquet
+from ..storage import clean_stale_temp_files, stable_hash, write_json, write_parquet
 from .resources import PipelineResource
 
 import pyarrow as pa
@@ -27,6 +27,10 @@ def raw_manifest_path(pipeline: PipelineResource):
 def raw_documents(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     corpus = pipeline.corpus()
     ws = pipeline.workspace()
+    # a run starts by removing what crashed writers left (temporary files older than an hour)
+    stale = clean_stale_temp_files(ws.settings.data_root, ws.settings.out_dir)
+    if stale:
+        context.log.warning(f"removed {len(stale)} temporary files left by interrupted writes, e.g. {stale[0]}")
     result = ingest_corpus(corpus, RawStore(ws.settings.raw_dir))
     manifest = result.manifest.copy()
     manifest["rejected"] = None
@@ -41,6 +45,7 @@ def raw_documents(context: AssetExecutionContext, pipeline: PipelineResource) ->
         metadata={
             "corpus": str(corpus.path),
             "documents": len(manifest),
+            "stale_temp_files_removed": len(stale),
             "new_in_raw_store": result.new,
             "already_stored": result.existing,
             "rejected": MetadataValue.json(result.rejected),
