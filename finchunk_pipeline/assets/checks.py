@@ -26,7 +26,7 @@ from dagster import (AssetCheckExecutionContext, AssetCheckResult, AssetCheckSev
 
 from ..chunking.store import spans_of
 from ..evaluation.coverage import coverage_fraction, merge_spans
-from ..evaluation.report import read_history
+from ..evaluation.history import read_history
 from ..evaluation.scope import scorable_questions
 from .chunks import chunk_sets
 from .evaluation import retrieval_evaluation

@@ -7,7 +7,8 @@ from dagster import (AssetExecutionContext, AutomationCondition, DataVersion, Ma
                      MetadataValue, asset)
 
 from ..evaluation.plots import write_plots
-from ..evaluation.report import append_history, build_report, render_markdown, write_report
+from ..evaluation.history import append_history
+from ..evaluation.report import build_report, render_markdown, write_report
 from ..evaluation.retrieval import EXPANDED, MODES, evaluate_retriever
 from ..evaluation.scope import scorable_questions
 from ..index.retrievers import NEEDS, index_exists, load_retriever

@@ -2,11 +2,9 @@
 (plus PNG plots, ``plots.py``), and the per chunk set recall history the regression gate reads."""
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 
-from ..storage import safe_name, write_json, write_text
+from ..storage import write_json, write_text
 from .budget import BUDGETS, REPORT_BUDGET
 from .containment import SKIP_TYPES
 
@@ -156,27 +154,5 @@ def write_report(report: dict, out_dir: str | Path, plots: dict[str, str] | None
     return js, md
 
 
-# --- recall history (read by the regression asset check) ---------------------------------------
-
-def history_path(evaluations_dir: str | Path, chunk_set: str) -> Path:
-    return Path(evaluations_dir) / "history" / f"{safe_name(chunk_set)}.jsonl"
-
-
-def history_record(version: str, entries: list[dict]) -> dict:
-    return {"time": time.time(), "version": version,
-            "recall@5": {f"{e['retriever']}/{e['mode']}": _pt(e.get("curve") or [], 5, "recall") for e in entries}}
-
-
-def append_history(evaluations_dir: str | Path, chunk_set: str, version: str, entries: list[dict]) -> Path:
-    path = history_path(evaluations_dir, chunk_set)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(history_record(version, entries)) + "\n")
-    return path
-
-
-def read_history(evaluations_dir: str | Path, chunk_set: str) -> list[dict]:
-    path = history_path(evaluations_dir, chunk_set)
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+# --- recall history: moved to history.py (one atomic file per record) ------------------------
+from .history import append_history, history_path, history_record, read_history  # noqa: E402,F401

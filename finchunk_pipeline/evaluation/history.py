@@ -1,0 +1,90 @@
+"""The per chunk-set recall history the regression gate reads (one corpus's data root).
+
+Each evaluation adds one record, written atomically as its own file
+``<evaluations>/history/<chunk set>/<time ns>-<pid>.json``: no record is ever appended in
+place, so a crash cannot tear a line and two runs cannot interleave. History files of the
+earlier layout (``history/<chunk set>.jsonl``, appended in place) are still read; a torn or
+undecodable line there is skipped with a warning instead of failing the gate.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from pathlib import Path
+
+from ..storage import safe_name, write_json
+
+log = logging.getLogger(__name__)
+
+
+def _recall_at(curve: list[dict], k: int):
+    for p in curve:
+        if p["k"] == k:
+            return p["recall"]
+    return None
+
+
+def history_dir(evaluations_dir: str | Path, chunk_set: str) -> Path:
+    return Path(evaluations_dir) / "history" / safe_name(chunk_set)
+
+
+def history_path(evaluations_dir: str | Path, chunk_set: str) -> Path:
+    """The earlier layout's file (appended in place): read, never written any more."""
+    return Path(evaluations_dir) / "history" / f"{safe_name(chunk_set)}.jsonl"
+
+
+def history_record(version: str, entries: list[dict]) -> dict:
+    return {"time": time.time(), "version": version,
+            "recall@5": {f"{e['retriever']}/{e['mode']}": _recall_at(e.get("curve") or [], 5) for e in entries}}
+
+
+def append_history(evaluations_dir: str | Path, chunk_set: str, version: str, entries: list[dict]) -> Path:
+    """Add one record as its own file (atomic write; names never collide across processes)."""
+    record = history_record(version, entries)
+    folder = history_dir(evaluations_dir, chunk_set)
+    name = f"{time.time_ns():020d}-{os.getpid()}.json"
+    return write_json(folder / name, record)
+
+
+def load_history(evaluations_dir: str | Path, chunk_set: str) -> tuple[list[dict], list[str]]:
+    """(records oldest first, problems): unreadable lines or files are skipped and named."""
+    records: list[tuple[float, str, dict]] = []
+    problems: list[str] = []
+    legacy = history_path(evaluations_dir, chunk_set)
+    if legacy.exists():
+        for n, line in enumerate(legacy.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if not line.strip():
+                continue
+            rec = _decode(line)
+            if rec is None:
+                problems.append(f"{legacy}:{n}: torn or invalid record skipped ({line[:60]!r})")
+                continue
+            records.append((float(rec.get("time") or 0), f"0-{n:09d}", rec))
+    folder = history_dir(evaluations_dir, chunk_set)
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.json")):
+            rec = _decode(path.read_text(encoding="utf-8", errors="replace"))
+            if rec is None:
+                problems.append(f"{path}: invalid record skipped")
+                continue
+            records.append((float(rec.get("time") or 0), f"1-{path.name}", rec))
+    records.sort(key=lambda r: (r[0], r[1]))
+    for p in problems:
+        log.warning("recall history: %s", p)
+    return [r for _, _, r in records], problems
+
+
+def read_history(evaluations_dir: str | Path, chunk_set: str) -> list[dict]:
+    return load_history(evaluations_dir, chunk_set)[0]
+
+
+def _decode(text: str) -> dict | None:
+    try:
+        rec = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(rec, dict) or not isinstance(rec.get("recall@5"), dict):
+        return None
+    return rec
