@@ -51,3 +51,65 @@ def test_stale_temporary_files_are_removed_fresh_ones_kept(tmp_path):
     os.utime(plain, (hours_ago, hours_ago))
     assert clean_stale_temp_files(tmp_path) == [old]
     assert not old.exists() and fresh.exists() and plain.exists() and (tmp_path / "a" / "kept.json").exists()
+
+
+def test_regression_gate_compares_on_the_same_corpus_only(tmp_path, default_corpus_copy):
+    """A chunk-set name evaluated on corpus A then on corpus B (much lower recall) is not a
+    regression; B evaluated again is compared with B."""
+    import shutil
+
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import yaml
+    from dagster import DagsterInstance, materialize
+
+    from finchunk_pipeline.assets.checks import recall_not_regressed
+    from finchunk_pipeline.assets.chunks import chunk_sets
+    from finchunk_pipeline.assets.documents import parsed_blocks, raw_documents
+    from finchunk_pipeline.assets.evaluation import retrieval_evaluation
+    from finchunk_pipeline.assets.indexes import bm25_index
+    from finchunk_pipeline.assets.partitions import chunk_set_partitions
+    from finchunk_pipeline.assets.resources import PipelineResource
+    from finchunk_pipeline.corpus import schema
+
+    corpus_a = default_corpus_copy
+    corpus_b = tmp_path / "corpus-b"
+    shutil.copytree(corpus_a, corpus_b)
+    q = pd.read_parquet(corpus_b / "questions.parquet")
+    q["question"] = "zebra quokka"  # words in no document: recall collapses on corpus B
+    pq.write_table(pa.Table.from_pandas(q[schema.QUESTIONS.names], schema=schema.QUESTIONS, preserve_index=False),
+                   corpus_b / "questions.parquet")
+    chunkers = tmp_path / "chunkers.yaml"
+    chunkers.write_text(yaml.safe_dump({"chunk_sets": [
+        {"name": "fixed", "strategy": "fixed", "params": {"size": 500, "overlap": 50}, "dense": False}]}))
+    stale = tmp_path / "data" / "raw" / ".x.parquet.0a1b2c.tmp"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("left by a killed writer")
+    two_hours_ago = time.time() - 7200
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+    instance = DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(chunk_set_partitions.name, ["fixed"])
+    quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+    def run(corpus):
+        pipeline = PipelineResource(corpus_dir=str(corpus), data_root=str(tmp_path / "data"),
+                                    out_dir=str(tmp_path / "out"), chunkers_file=str(chunkers), retrievers="bm25")
+        docs = materialize([raw_documents, parsed_blocks], instance=instance, resources={"pipeline": pipeline},
+                           run_config=quiet)
+        r = materialize([chunk_sets, bm25_index, retrieval_evaluation, recall_not_regressed], instance=instance,
+                        resources={"pipeline": pipeline}, run_config=quiet, partition_key="fixed")
+        assert docs.success and r.success
+        (ev,) = r.get_asset_check_evaluations()
+        return docs, ev
+
+    docs, a = run(corpus_a)
+    assert docs.asset_materializations_for_node("raw_documents")[0].metadata["stale_temp_files_removed"].value == 1
+    assert not stale.exists()
+    assert a.passed and "baseline" in a.metadata["note"].value
+    _, b = run(corpus_b)
+    assert b.passed and "baseline" in b.metadata["note"].value, b.metadata  # not compared with corpus A
+    assert b.metadata["corpus"].value.startswith("corpus-b-")
+    _, b2 = run(corpus_b)
+    assert b2.passed and b2.metadata["source"].value == "instance"
+    assert b2.metadata["previous"].value == b2.metadata["current"].value

@@ -13,9 +13,10 @@ stops the downstream index and evaluation steps of that run.
 - chunk_sets: no over-limit chunks for token-packed policies (strategy "packed" / "fixed_tokens"
   or a ``budget`` parameter); other policies pass as "not applicable";
 - retrieval_evaluation: recall@5 (every retriever/mode) has not dropped more than
-  RECALL_TOLERANCE against the previous materialization of the same partition (read from the
-  instance's materialization metadata; the evaluations/history/<name>.jsonl file is the
-  fallback when the instance has no previous event, e.g. a fresh DAGSTER_HOME).
+  RECALL_TOLERANCE against the previous materialization of the same partition on the same
+  corpus (read from the instance's materialization metadata, whose ``corpus`` entry names
+  the corpus; the corpus's evaluations/history/<name>/ records are the fallback when the
+  instance has no previous event, e.g. a fresh DAGSTER_HOME).
 """
 import warnings
 
@@ -26,7 +27,7 @@ from dagster import (AssetCheckExecutionContext, AssetCheckResult, AssetCheckSev
 
 from ..chunking.store import spans_of
 from ..evaluation.coverage import coverage_fraction, merge_spans
-from ..evaluation.history import read_history
+from ..evaluation.history import load_history
 from ..evaluation.scope import scorable_questions
 from .chunks import chunk_sets
 from .evaluation import retrieval_evaluation
@@ -132,32 +133,63 @@ def recall_drops(previous: dict[str, float], current: dict[str, float], toleranc
             if k in previous and previous[k] is not None and v is not None and previous[k] - v > tolerance}
 
 
+def _materializations_of_corpus(instance, partition: str, corpus: str, wanted: int = 2,
+                                max_records: int = 1000) -> list:
+    """The newest ``wanted`` materializations of this partition made on ``corpus`` (the
+    ``corpus`` metadata of retrieval_evaluation), newest first: a chunk-set name evaluated
+    on another corpus is never compared with this one."""
+    found, cursor, seen = [], None, 0
+    while len(found) < wanted and seen < max_records:
+        result = instance.fetch_materializations(
+            AssetRecordsFilter(asset_key=retrieval_evaluation.key, asset_partitions=[partition]),
+            limit=50, cursor=cursor)
+        for record in result.records:
+            seen += 1
+            value = record.asset_materialization.metadata.get("corpus")
+            if getattr(value, "value", value) == corpus:
+                found.append(record)
+                if len(found) == wanted:
+                    break
+        if not result.has_more:
+            break
+        cursor = result.cursor
+    return found
+
+
 @asset_check(asset=retrieval_evaluation, partitions_def=chunk_set_partitions,
              description=f"recall@5 of this chunk set (each retriever / mode) has not dropped more than "
-                         f"{RECALL_TOLERANCE} against its previous materialization.")
+                         f"{RECALL_TOLERANCE} against its previous materialization on the same corpus.")
 def recall_not_regressed(context: AssetCheckExecutionContext, pipeline: PipelineResource) -> AssetCheckResult:
     key = context.partition_key
-    records = context.instance.fetch_materializations(
-        AssetRecordsFilter(asset_key=retrieval_evaluation.key, asset_partitions=[key]), limit=2).records
+    ws = pipeline.workspace()
+    corpus = ws.root.name  # the corpus key: name + path hash
+    records = _materializations_of_corpus(context.instance, key, corpus)
     current = _recall_metadata(records[0].asset_materialization.metadata) if records else {}
-    previous, source = None, "instance"
+    previous, source, problems = None, "instance", []
     if len(records) > 1:
         previous = _recall_metadata(records[1].asset_materialization.metadata)
     else:
-        pipeline.pull(pipeline.workspace().root / "evaluations" / "history")
-        history = read_history(pipeline.workspace().root / "evaluations", key)
+        # the history file lives under this corpus's folder of the data root
+        pipeline.pull(ws.root / "evaluations" / "history")
+        history, problems = load_history(ws.root / "evaluations", key)
+        for p in problems:
+            context.log.warning(f"recall history: {p}")
         if len(history) > 1:
             previous, source = history[-2]["recall@5"], "history file"
             if not current:
                 current = history[-1]["recall@5"]
+    extra = {"corpus": corpus}
+    if problems:
+        extra["history_problems"] = MetadataValue.json(problems[:20])
     if not previous:
-        return AssetCheckResult(passed=True, metadata={"note": "no previous materialization: baseline recorded",
-                                                       "current": MetadataValue.json(current)})
+        return AssetCheckResult(passed=True, metadata={"note": "no previous materialization on this corpus: "
+                                                               "baseline recorded",
+                                                       "current": MetadataValue.json(current), **extra})
     drops = recall_drops(previous, current)
     return AssetCheckResult(
         passed=not drops, severity=AssetCheckSeverity.WARN,
         metadata={"tolerance": RECALL_TOLERANCE, "source": source, "previous": MetadataValue.json(previous),
-                  "current": MetadataValue.json(current), "drops": MetadataValue.json(drops)})
+                  "current": MetadataValue.json(current), "drops": MetadataValue.json(drops), **extra})
 
 
 ASSET_CHECKS = [gold_passages_coverable, no_over_limit_chunks, recall_not_regressed]

@@ -146,7 +146,8 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
     md.update({f"recall@1500ch {e['retriever']}/{e['mode']}": round(e["budget"][2]["recall"] or 0, 4)
                for e in entries if e.get("budget")})
     return MaterializeResult(
-        metadata={"version": config.version_name, "labelled": corpus.labelled, "reused": reused,
+        metadata={"version": config.version_name, "corpus": ws.root.name, "labelled": corpus.labelled,
+                  "reused": reused,
                   "path": MetadataValue.path(str(path)),
                   "index_bytes": base["index_bytes"], "duplication": round(base["duplication"], 3), **md},
         data_version=DataVersion(stable_hash(payload)),
