@@ -25,9 +25,28 @@ class ChunkSetResult:
     manifest: dict
 
 
+def _meta_value(v):
+    """A metadata value as the hash sees it: missing values (None, NaN, NaT) are one value."""
+    try:
+        if v is None or pd.isna(v):
+            return None
+    except (TypeError, ValueError):  # list-like
+        pass
+    return str(v)
+
+
 def inputs_hash(config: ChunkerConfig, parsed: pd.DataFrame, model_path: str | None) -> str:
-    docs = sorted(zip(parsed["doc_id"], parsed["sha"], parsed["parser_key"]))
-    return stable_hash({"config": config.version_name, "docs": docs, "tokenizer": model_path or "default"})
+    """Everything a chunk set is built from: the configuration, each document's blocks
+    (content hash + parser) and the metadata strategies and context headers read
+    (META_FIELDS: title, issuer, fiscal_year, period_end, doc_type, ... — a changed title
+    changes the headers, a changed doc_type what ``auto`` does), and the tokenizer."""
+    fields = [f for f in META_FIELDS if f in parsed.columns]
+    docs = sorted(
+        (d, sha, key, [_meta_value(v) for v in meta])
+        for d, sha, key, *meta in zip(parsed["doc_id"], parsed["sha"], parsed["parser_key"],
+                                      *(parsed[f] for f in fields)))
+    return stable_hash({"config": config.version_name, "docs": docs, "meta_fields": fields,
+                        "tokenizer": model_path or "default"})
 
 
 def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockStore, store: ChunkStore,
