@@ -21,6 +21,27 @@ from .resources import PipelineResource
 
 EVALUATION_VERSION = "3"
 
+PACKAGE = Path(__file__).resolve().parents[1]  # finchunk_pipeline/
+# what an evaluation runs: the metrics, the retrievers at query time, the parent expansion
+# and this module; report rendering, plots and the history file do not change its results
+EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "chunking/expand.py", "assets/evaluation.py")
+NOT_EVALUATION_CODE = ("evaluation/report.py", "evaluation/plots.py", "evaluation/history.py", "index/search.py")
+
+
+def evaluation_source_files(root: Path = PACKAGE) -> list[Path]:
+    files = {f for pattern in EVALUATION_SOURCES for f in root.glob(pattern)}
+    return sorted(f for f in files if f.relative_to(root).as_posix() not in NOT_EVALUATION_CODE)
+
+
+def code_hash(files: list[Path], root: Path = PACKAGE) -> str:
+    """Hash of the source files' bytes (by path relative to ``root``)."""
+    return stable_hash({f.relative_to(root).as_posix(): sha256_bytes(f.read_bytes()) for f in files}, n=12)
+
+
+# Evaluation reuse is keyed to the code it runs: editing a metric, a retriever or the
+# expansion re-evaluates every chunk set, whether or not someone bumps EVALUATION_VERSION.
+EVALUATION_CODE = code_hash(evaluation_source_files())
+
 
 def _dir_bytes(folder) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) if folder.exists() else 0
@@ -58,7 +79,7 @@ def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource) -
     """Everything an evaluation reads: unchanged inputs make re-running it free."""
     markers = {f.name: read_json(f).get("inputs") for f in sorted(index_dir.glob("*.json"))} if index_dir.exists() else {}
     return stable_hash({
-        "version": EVALUATION_VERSION, "chunks": manifest["inputs"], "indexes": markers,
+        "version": EVALUATION_VERSION, "code": EVALUATION_CODE, "chunks": manifest["inputs"], "indexes": markers,
         "questions": _file_sha(corpus.path / "questions.parquet"),
         "passages": _file_sha(corpus.path / "passages.parquet"),
         "retrievers": pipeline.retriever_names(), "model": pipeline.model(), "expand": EXPAND_MAX_CHARS,
@@ -91,7 +112,7 @@ def _evaluate(context, config, ws, corpus, questions, pipeline: PipelineResource
     group_name="evaluation",
     deps=[bm25_index, faiss_index],
     partitions_def=chunk_set_partitions,
-    code_version=EVALUATION_VERSION,
+    code_version=f"{EVALUATION_VERSION}-{EVALUATION_CODE}",
     description="recall@k (k = 1..10), full coverage and characters delivered; recall at character budgets "
                 "(500..3000); character precision / IoU and answer containment (k = 5 and 1500 chars), for "
                 "one chunk set, per retriever, globally / filtered to the question's documents (/ expanded), "
@@ -119,7 +140,8 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
     previous = read_json(path) if path.exists() else None
     reused = previous is not None and previous.get("inputs") == key
     if reused:
-        context.log.info(f"{config.version_name}: chunks, indexes, questions and code unchanged: evaluation reused")
+        context.log.info(f"{config.version_name}: chunks, indexes, questions and evaluation code "
+                         f"({EVALUATION_CODE}) unchanged: evaluation reused")
         payload = previous
         entries = payload["entries"]
     else:
@@ -147,7 +169,7 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
                for e in entries if e.get("budget")})
     return MaterializeResult(
         metadata={"version": config.version_name, "corpus": ws.root.name, "labelled": corpus.labelled,
-                  "reused": reused,
+                  "reused": reused, "evaluation_code": EVALUATION_CODE,
                   "path": MetadataValue.path(str(path)),
                   "index_bytes": base["index_bytes"], "duplication": round(base["duplication"], 3), **md},
         data_version=DataVersion(stable_hash(payload)),
