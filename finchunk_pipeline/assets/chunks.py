@@ -35,6 +35,11 @@ def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> Ma
     pipeline.push(ws.chunks.dir(config.version_name))
     m = result.manifest
     context.log.info(f"{config.version_name}: {'built' if result.built else 'unchanged, reused'}")
+    for key, value in (m.get("notes") or {}).items():
+        context.log.warning(f"{config.name}: {key}: {value['count']} (e.g. {', '.join(value['examples'])})")
+    if m.get("over_bound"):
+        context.log.error(f"{config.name}: {m['over_bound']} chunks over the bound of {m['char_bound']} characters, "
+                          f"e.g. {m['over_bound_examples'][:5]}")
     preview = ws.chunks.read(config.version_name, columns=["chunk_id", "kind", "n_tokens", "display_text"]).head(8)
     preview["display_text"] = preview["display_text"].str.slice(0, 120).str.replace("\n", " ").str.replace("|", "\\|")
     return MaterializeResult(
@@ -50,6 +55,12 @@ def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> Ma
             "max_tokens": m["max_tokens"],
             "over_limit_fraction": round(m["over_limit_fraction"], 4),
             "duplication": round(m["duplication"], 3),
+            # the strategy's bound on a chunk's characters of document text (None: token-bounded)
+            "char_bound": m.get("char_bound"),
+            "max_span_chars": m.get("max_span_chars"),
+            "split_to_bound": m.get("split_to_bound", 0),
+            "over_bound": m.get("over_bound", 0),
+            "notes": MetadataValue.json(m.get("notes") or {}),
             "path": MetadataValue.path(str(ws.chunks.path(config.version_name))),
             "preview": MetadataValue.md(preview.to_markdown(index=False)),
         },

@@ -132,6 +132,7 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
             "params": config.params, "header": config.header,
             **{k: manifest[k] for k in ("chunks", "mean_chars", "mean_tokens", "max_tokens",
                                         "over_limit_fraction", "duplication")},
+            **{k: manifest.get(k) for k in ("char_bound", "split_to_bound", "over_bound", "notes")},
             "index_bytes": _dir_bytes(ws.index_dir(config.version_name)),
             "chunk_bytes": ws.chunks.path(config.version_name).stat().st_size}
     index_dir = ws.index_dir(config.version_name)

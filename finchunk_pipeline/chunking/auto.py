@@ -37,6 +37,17 @@ class Auto(Strategy):
     uses = ("structure", "transcript")
     defaults = {"max_chars": 800, "table_max_chars": 1500, "transcript_max_chars": 1500}
 
+    def char_bound(self, params, doc=None, meta=None):
+        """The bound of the policy the document gets (without one: the largest)."""
+        p = self.resolve(params)
+        transcript = Transcript().char_bound({"max_chars": p["transcript_max_chars"]}, doc, meta)
+        structure = {which: Structure().char_bound({"max_chars": p["max_chars"], "table_max_chars": t})
+                     for which, t in (("structure", 0), ("structure_rows", p["table_max_chars"]))}
+        if doc is None:
+            return max(transcript, *structure.values())
+        which = policy((meta or {}).get("doc_type"))
+        return transcript if which == "transcript" else structure[which]
+
     def check(self, p, where):
         if p["max_chars"] <= 0:
             raise ValueError(f"{where}: parameter 'max_chars' must be > 0")

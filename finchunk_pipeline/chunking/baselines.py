@@ -39,6 +39,7 @@ class LangChainRecursive(Strategy):
     name = "langchain_recursive"
     requires = "langchain_text_splitters"
     defaults = {"size": 500, "overlap": 50}
+    bound_param = "size"
 
     def check(self, p, where):
         if p["size"] <= 0 or not 0 <= p["overlap"] < p["size"]:
@@ -64,6 +65,7 @@ class ChonkieRecursive(Strategy):
     name = "chonkie_recursive"
     requires = "chonkie"
     defaults = {"size": 500}
+    bound_param = "size"
 
     def check(self, p, where):
         if p["size"] <= 0:

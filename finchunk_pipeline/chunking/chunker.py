@@ -4,15 +4,22 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..parse.model import ParsedDocument
+from .bound import SPLIT_NOTE, enforce_char_bound
 from .config import ChunkerConfig
 from .context import build_chunks
 from .model import Chunk
+from .notes import note
 from .registry import STRATEGIES
 
 
 def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter=None) -> list[Chunk]:
+    """The strategy's pieces, held to the strategy's declared character bound (bound.py:
+    a piece with no structural split point is cut by characters as a last resort, and
+    noted), then turned into chunks."""
     strategy = STRATEGIES[config.strategy]
     pieces = strategy.pieces(doc, config.params, meta)
+    pieces, split = enforce_char_bound(doc, pieces, strategy.char_bound(config.params, doc, meta))
+    note(SPLIT_NOTE, split, doc.doc_id)
     return build_chunks(doc, meta, pieces, chunk_set=config.name, header=config.header,
                         context_fields=config.context_fields, counter=counter)
 

@@ -15,7 +15,8 @@ from .model import SPAN_JOINER, Chunk
 
 # Version of the piece -> chunk step shared by every strategy; part of every config hash.
 # 2: block-aligned spans take the block's outer raw span (HTML element markup included).
-BUILD_VERSION = "2"
+# 3: pieces over the strategy's character bound are split (chunking/bound.py).
+BUILD_VERSION = "3"
 DISPLAY_MAX_CHARS = 1200
 TRUNCATION_MARK = " […]"
 

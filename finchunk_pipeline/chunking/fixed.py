@@ -12,6 +12,7 @@ from .strategy import Strategy
 class FixedChars(Strategy):
     name = "fixed"
     defaults = {"size": 500, "overlap": 50}
+    bound_param = "size"
 
     def check(self, p, where):
         if p["size"] <= 0 or not 0 <= p["overlap"] < p["size"]:

@@ -18,6 +18,7 @@ class Paragraphs(Strategy):
     name = "paragraph"
     version = "1"
     defaults = {"min_chars": 200, "max_chars": 1000}
+    bound_param = "max_chars"
 
     def check(self, p, where):
         if p["max_chars"] <= 0:

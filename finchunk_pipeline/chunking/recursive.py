@@ -55,6 +55,7 @@ def split_positions(text: str, start: int, end: int, size: int, seps: list[str])
 class Recursive(Strategy):
     name = "recursive"
     defaults = {"size": 500, "separators": ["\n\n", "\n", ". ", " "]}
+    bound_param = "size"
 
     def check(self, p, where):
         if p["size"] <= 0:

@@ -8,9 +8,12 @@ import pandas as pd
 
 from ..parse.store import BlockStore
 from ..storage import stable_hash
+from .bound import SPLIT_NOTE, span_chars
 from .chunker import chunk_document
 from .config import ChunkerConfig
 from .model import Chunk
+from .notes import collecting
+from .registry import STRATEGIES
 from .stats import chunk_set_stats
 from .store import ChunkStore, chunks_to_table
 from .tokens import token_counter
@@ -60,14 +63,21 @@ def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockSt
     counter = token_counter(model_path)
     chunks: list[Chunk] = []
     source_chars = 0
+    over_bound: list[str] = []
     records = parsed.to_dict("records")
-    for i, rec in enumerate(records):
-        doc = blocks.read(rec["parser_key"], rec["sha"], doc_id=rec["doc_id"])
-        source_chars += len(doc.view_text)
-        meta = {k: rec.get(k) for k in META_FIELDS}
-        chunks.extend(chunk_document(config, doc, meta, counter))
-        if progress:
-            progress(i + 1, len(records))
+    strategy = STRATEGIES[config.strategy]
+    with collecting() as notes:
+        for i, rec in enumerate(records):
+            doc = blocks.read(rec["parser_key"], rec["sha"], doc_id=rec["doc_id"])
+            source_chars += len(doc.view_text)
+            meta = {k: rec.get(k) for k in META_FIELDS}
+            doc_chunks = chunk_document(config, doc, meta, counter)
+            bound = strategy.char_bound(config.params, doc, meta)
+            if bound:  # enforced by chunk_document: any chunk over it is a bug to surface
+                over_bound.extend(c.chunk_id for c in doc_chunks if span_chars(c.view_spans) > bound)
+            chunks.extend(doc_chunks)
+            if progress:
+                progress(i + 1, len(records))
     table = chunks_to_table(chunks)
     df = table.select(["embedding_text", "source_text", "n_tokens", "over_limit"]).to_pandas()
     manifest = {
@@ -75,6 +85,13 @@ def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockSt
         "params": config.params, "header": config.header, "context_fields": list(config.context_fields),
         "inputs": key, "documents": len(records), "source_chars": source_chars,
         "model_max_tokens": counter.max_tokens, **chunk_set_stats(df, source_chars),
+        # the strategy's declared bound on a chunk's characters of document text, the chunks
+        # over it (0 unless enforcement failed), and the pieces split by characters to meet it
+        "char_bound": strategy.char_bound(config.params),
+        "max_span_chars": max((span_chars(c.view_spans) for c in chunks), default=0),
+        "over_bound": len(over_bound), "over_bound_examples": over_bound[:20],
+        "split_to_bound": notes.counts.get(SPLIT_NOTE, 0),
+        "notes": notes.as_dict(),
     }
     store.write(config.version_name, table, manifest)
     return ChunkSetResult(config.version_name, True, manifest)

@@ -69,6 +69,7 @@ class Semantic(Strategy):
     name = "semantic"
     version = "1"
     defaults = {"window": 2, "percentile": 25.0, "min_chars": 200, "max_chars": 1200}
+    bound_param = "max_chars"
 
     def check(self, p, where):
         if p["window"] < 1:

@@ -130,6 +130,7 @@ class Sentences(Strategy):
     name = "sentence"
     version = "1"
     defaults = {"n": 5, "overlap": 1, "max_chars": 2000}
+    bound_param = "max_chars"
 
     def check(self, p, where):
         if p["n"] <= 0:

@@ -18,6 +18,9 @@ class Strategy:
     defaults: ClassVar[dict[str, Any]] = {}
     requires: ClassVar[str | None] = None  # an optional module the strategy imports (an extra)
     uses: ClassVar[tuple[str, ...]] = ()    # strategies it delegates to: their versions join its own
+    # the parameter bounding a chunk's characters of document text (its spans), or None;
+    # override char_bound when the bound is not one parameter
+    bound_param: ClassVar[str | None] = None
 
     def available(self) -> bool:
         import importlib.util
@@ -40,6 +43,16 @@ class Strategy:
 
     def resolve(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**self.defaults, **params}
+
+    def char_bound(self, params: dict[str, Any], doc: ParsedDocument | None = None,
+                   meta: dict[str, Any] | None = None) -> int | None:
+        """The most characters of document text one chunk may hold (the sum of its spans;
+        the joiners between spans not counted), or None when the strategy is bounded by
+        tokens instead (checked by the no_over_limit_chunks gate). With ``doc`` (and its
+        ``meta``): the bound for that document, for a strategy whose policy depends on it;
+        without: the configuration's largest bound. chunking/chunker.py enforces it on
+        every strategy's pieces."""
+        return int(self.resolve(params)[self.bound_param]) if self.bound_param else None
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
         raise NotImplementedError

@@ -23,6 +23,11 @@ from .context import Piece
 from .strategy import Strategy
 
 
+# "tables whole" (table_max_chars 0) holds for tables up to this size; a larger one (a
+# 60,000-row table) is split at row lines by the chunk-size bound (chunking/bound.py)
+WHOLE_TABLE_MAX_CHARS = 8000
+
+
 def notes_by_mark(doc: ParsedDocument) -> dict[str, list[Block]]:
     out: dict[str, list[Block]] = {}
     for b in doc.blocks:
@@ -94,13 +99,19 @@ class Structure(Strategy):
     version = "5"
     defaults = {"max_chars": 800, "attach_notes": True, "table_max_chars": 0, "link_notes_chars": 600}
 
+    def char_bound(self, params, doc=None, meta=None):
+        """Text up to max_chars and tables up to table_max_chars (whole tables, table_max_chars
+        0, up to WHOLE_TABLE_MAX_CHARS), plus link_notes_chars of linked notes."""
+        p = self.resolve(params)
+        return max(p["max_chars"], p["table_max_chars"] or WHOLE_TABLE_MAX_CHARS) + p["link_notes_chars"]
+
     def check(self, p, where):
         if p["max_chars"] <= 0:
             raise ValueError(f"{where}: parameter 'max_chars' must be > 0")
         if p["link_notes_chars"] < 0:
             raise ValueError(f"{where}: parameter 'link_notes_chars' must be >= 0 (0 = no note links)")
         if p["table_max_chars"] < 0:
-            raise ValueError(f"{where}: parameter 'table_max_chars' must be >= 0 (0 = tables always whole)")
+            raise ValueError(f"{where}: parameter 'table_max_chars' must be >= 0 (0 = tables whole, up to 8,000 characters)")
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
         from .tables import caption_block, row_group_pieces, table_parts, table_piece

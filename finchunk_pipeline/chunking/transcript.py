@@ -161,6 +161,16 @@ class Transcript(Strategy):
     uses = ("structure",)  # documents that are not transcripts
     defaults = {"max_chars": 1500}
 
+    def char_bound(self, params, doc=None, meta=None):
+        """max_chars for a transcript; structure's bound for a document without turns."""
+        from .structure import Structure
+
+        max_chars = self.resolve(params)["max_chars"]
+        structure = Structure().char_bound({"max_chars": min(max_chars, 800)})
+        if doc is None:
+            return max(max_chars, structure)
+        return max_chars if any(isinstance(it, Turn) for it in extract_turns(doc)) else structure
+
     def check(self, p, where):
         if p["max_chars"] < 100:
             raise ValueError(f"{where}: parameter 'max_chars' must be >= 100")

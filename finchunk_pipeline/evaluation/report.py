@@ -66,6 +66,7 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
                   f"documents {', '.join(ex['documents'])}; ids {', '.join(ids[:10])}"
                   f"{' …' if len(ids) > 10 else ''}). See parse_report.json.", ""]
     sets = report["chunk_sets"]
+    lines += _chunk_notes(sets)
     if not sets:
         lines.append("No chunk sets were evaluated.")
         return "\n".join(lines) + "\n"
@@ -135,6 +136,24 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
             lines.append(f"| {e['name']} | {e.get('retriever', '–')} | {e.get('mode', '–')} | " + " | ".join(cells) + " |")
     lines += _point_in_time_section(report.get("point_in_time"))
     return "\n".join(lines) + "\n"
+
+
+def _chunk_notes(sets: list[dict]) -> list[str]:
+    """One line per chunk set whose chunks broke their strategy's size bound, or that a
+    strategy or the shared chunking step had to treat specially (semantic tables, ...)."""
+    out, seen = [], set()
+    for e in sets:
+        if e["name"] in seen:
+            continue
+        seen.add(e["name"])
+        parts = []
+        if e.get("over_bound"):
+            parts.append(f"**{e['over_bound']} chunks over the bound of {e.get('char_bound')} characters**")
+        for key, value in (e.get("notes") or {}).items():
+            parts.append(f"{key}: {value['count']}")
+        if parts:
+            out.append(f"- `{e['name']}`: " + "; ".join(parts))
+    return (["**Chunking notes** (see the chunk_sets metadata for examples):", "", *out, ""]) if out else []
 
 
 def _point_in_time_section(pit: dict | None) -> list[str]:
