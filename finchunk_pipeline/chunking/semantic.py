@@ -7,6 +7,12 @@ similarity of the ``window`` units before and after is computed; gaps whose simi
 below the ``percentile``-th percentile of the document's similarities become cuts. Section
 changes always cut; a chunk never exceeds ``max_chars`` (extra cuts at the lowest
 similarities inside it) and a chunk under ``min_chars`` merges with its neighbour.
+
+Cost is bounded: table rows are not embedded (a table's rows are grouped by position up to
+``max_chars``, and a table always starts and ends a segment), and at most
+``max_sentences`` sentences per document are embedded (the rest is grouped by position).
+Both are counted in the chunk set's notes (chunking/notes.py): a 60,000-row table costs no
+embedding at all.
 """
 from __future__ import annotations
 
@@ -16,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ..parse.model import ParsedDocument
+from ..parse.model import BlockKind, ParsedDocument
 from .context import Piece
+from .notes import note
 from .sentence import sentence_units
 from .strategy import Strategy
 
@@ -65,10 +72,27 @@ def gap_similarities(vecs: np.ndarray, window: int) -> np.ndarray:
     return out
 
 
+TABLE_NOTE = "semantic: table rows grouped by position, not embedded"
+CAP_NOTE = "semantic: sentences past the per-document cap (max_sentences) grouped by position, not embedded"
+
+
+def _pack(units, a: int, b: int, max_chars: int) -> list[tuple[int, int]]:
+    """Consecutive units [a, b) packed greedily by position up to max_chars."""
+    out: list[tuple[int, int]] = []
+    start = a
+    for i in range(a + 1, b + 1):
+        if i == b or units[i][0][1] - units[start][0][0] > max_chars:
+            out.append((start, i))
+            start = i
+    return out
+
+
 class Semantic(Strategy):
     name = "semantic"
-    version = "1"
-    defaults = {"window": 2, "percentile": 25.0, "min_chars": 200, "max_chars": 1200}
+    # 2: table rows are not embedded (a table's rows are grouped by position, the table
+    #    bounded by cuts); at most max_sentences sentences per document are embedded
+    version = "2"
+    defaults = {"window": 2, "percentile": 25.0, "min_chars": 200, "max_chars": 1200, "max_sentences": 5000}
     bound_param = "max_chars"
 
     def check(self, p, where):
@@ -78,34 +102,69 @@ class Semantic(Strategy):
             raise ValueError(f"{where}: parameter 'percentile' must be between 0 and 100")
         if p["max_chars"] <= 0 or not 0 <= p["min_chars"] < p["max_chars"]:
             raise ValueError(f"{where}: parameter 'min_chars' must be >= 0 and < max_chars (> 0)")
+        if p["max_sentences"] < 1:
+            raise ValueError(f"{where}: parameter 'max_sentences' must be >= 1")
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+        """Cost bounded: table rows are never embedded (a table is its own segment, its rows
+        grouped by position), and at most ``max_sentences`` sentences of a document are;
+        the rest is grouped by position. Both are counted in the chunk set's notes."""
         p = self.resolve(params)
         view = doc.view_text
         units = sentence_units(doc, include_headings=True)
         if not units:
             return []
-        vecs = embed([view[s:e] for (s, e), _ in units])
-        sims = gap_similarities(vecs, p["window"])
-        thr = float(np.percentile(sims, p["percentile"])) if len(sims) else 1.0
-        cuts = {g + 1 for g in range(len(sims)) if sims[g] < thr
-                or units[g][1].section_path != units[g + 1][1].section_path}
-        bounds = sorted(cuts | {0, len(units)})
+        n = len(units)
+        is_row = [u[1].kind == BlockKind.TABLE_ROW for u in units]
+        text_units = [i for i in range(n) if not is_row[i]]
+        embedded = np.zeros(n, bool)
+        embedded[text_units[:p["max_sentences"]]] = True
+        note(TABLE_NOTE, sum(is_row), doc.doc_id)
+        note(CAP_NOTE, len(text_units) - int(embedded.sum()), doc.doc_id)
+
+        # similarity at each gap between two embedded neighbours (NaN elsewhere); windows
+        # stay within a run of embedded units, never across a table
+        sims = np.full(max(0, n - 1), np.nan, np.float32)
+        idx = np.flatnonzero(embedded)
+        if len(idx):
+            vecs = embed([view[s:e] for (s, e), _ in (units[i] for i in idx)])
+            run_start = 0
+            for j in range(1, len(idx) + 1):
+                if j == len(idx) or idx[j] != idx[j - 1] + 1:
+                    run = idx[run_start:j]
+                    if len(run) > 1:
+                        sims[run[0]:run[-1]] = gap_similarities(vecs[run_start:j], p["window"])
+                    run_start = j
+        valid = sims[~np.isnan(sims)]
+        thr = float(np.percentile(valid, p["percentile"])) if len(valid) else 1.0
+
+        def kind_of(i: int):
+            b = units[i][1]
+            return ("row", b.parent_id) if is_row[i] else ("text", bool(embedded[i]))
+
+        cuts = {g + 1 for g in range(n - 1)
+                if (not np.isnan(sims[g]) and sims[g] < thr)
+                or units[g][1].section_path != units[g + 1][1].section_path
+                or kind_of(g) != kind_of(g + 1)}
+        bounds = sorted(cuts | {0, n})
         segs = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
 
         def chars(a: int, b: int) -> int:
             return units[b - 1][0][1] - units[a][0][0]
 
-        # enforce max_chars: cut oversized segments at their lowest similarity gaps
+        # enforce max_chars: embedded text cut at its lowest similarity gaps; table rows and
+        # text past the cap packed by position
         final: list[tuple[int, int]] = []
         stack = list(reversed(segs))
         while stack:
             a, b = stack.pop()
-            if chars(a, b) > p["max_chars"] and b - a > 1:
+            if chars(a, b) <= p["max_chars"] or b - a == 1:
+                final.append((a, b))
+            elif not embedded[a]:
+                final.extend(_pack(units, a, b, p["max_chars"]))
+            else:
                 g = a + int(np.argmin(sims[a:b - 1])) + 1
                 stack.extend([(g, b), (a, g)])
-            else:
-                final.append((a, b))
         # merge small segments into the previous one of the same section (if it stays under max)
         merged: list[tuple[int, int]] = []
         for a, b in final:
