@@ -26,7 +26,7 @@ def test_run_on_any_corpus_folder(tmp_path, default_corpus_copy, chunkers_file, 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
     assert main(_args(tmp_path, default_corpus_copy, chunkers_file)) == 0
     out = capsys.readouterr().out
-    assert "evaluation_report ... done" in out and str(tmp_path / "out" / "evaluation.json") in out
+    assert "evaluation_report ...\n    done in" in out and str(tmp_path / "out" / "evaluation.json") in out
     report = json.loads((tmp_path / "out" / "evaluation.json").read_text())
     assert {e["name"] for e in report["chunk_sets"]} == {"fixed", "recursive", "structure-h"}
     # runs were recorded in the persistent instance, so the UI shows them

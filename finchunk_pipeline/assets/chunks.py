@@ -5,6 +5,7 @@ from dagster import AssetExecutionContext, DataVersion, MaterializeResult, Metad
 
 from ..chunking.registry import STRATEGIES
 from ..chunking.run import build_chunk_set
+from ..progress import Progress
 from ..storage import stable_hash
 from .documents import parsed_blocks
 from .partitions import chunk_set_partitions
@@ -27,10 +28,7 @@ def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> Ma
     pipeline.pull(ws.manifest_path, ws.settings.blocks_dir, ws.chunks.dir(config.version_name))
     parsed = pq.read_table(ws.manifest_path).to_pandas()
 
-    def progress(i: int, n: int) -> None:
-        if i == n or i % 500 == 0:
-            context.log.info(f"{config.name}: chunked {i}/{n} documents")
-
+    progress = Progress(f"chunk set {config.name}", "documents chunked", context.log.info)
     result = build_chunk_set(config, parsed, ws.blocks, ws.chunks, pipeline.model(), progress)
     pipeline.push(ws.chunks.dir(config.version_name))
     m = result.manifest

@@ -10,6 +10,7 @@ import time
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
+from ..progress import Progress
 from ..storage import read_json, write_json
 from .chunks import chunk_sets
 from .partitions import chunk_set_partitions
@@ -67,10 +68,7 @@ def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> M
         pipeline.pull(ws.settings.embeddings_dir)  # the shared embedding cache
         chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "embedding_text"])
 
-        def progress(done: int, total: int) -> None:
-            if total and (done == total or done % 256 == 0):
-                context.log.info(f"{config.name}: embedded {done}/{total} new texts")
-
+        progress = Progress(f"chunk set {config.name}", "new texts embedded", context.log.info)
         retriever, stats = build_dense(chunks, folder, model_path, ws.settings.embeddings_dir, kind, progress)
         write_json(marker, {"inputs": key, "model_id": mid, "kind": kind, "chunks": len(chunks),
                             "dim": retriever.index.dim, "embed": stats.as_dict()})

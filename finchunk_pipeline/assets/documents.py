@@ -7,6 +7,7 @@ from ..fetch.local import ingest_corpus
 from ..fetch.raw_store import RawStore
 from ..parse.registry import parsers_version
 from ..parse.runner import parse_documents
+from ..progress import Progress
 from ..storage import clean_stale_temp_files, stable_hash, write_json, write_parquet
 from .resources import PipelineResource
 
@@ -72,10 +73,7 @@ def parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) ->
     docs = full[full["rejected"].isna()].drop(columns=["rejected"])
     rejected = dict(zip(full.loc[full["rejected"].notna(), "doc_id"], full.loc[full["rejected"].notna(), "rejected"]))
 
-    def progress(i: int, n: int) -> None:
-        if i == n or i % 200 == 0:
-            context.log.info(f"parsed {i}/{n} documents")
-
+    progress = Progress("parsing", "documents", context.log.info)
     report = parse_documents(docs, RawStore(ws.settings.raw_dir), ws.blocks, rejected, progress)
     ok = pd.DataFrame([r for r in report.rows if r["error"] is None])
     meta_cols = [c for c in docs.columns if c not in ("sha",)]

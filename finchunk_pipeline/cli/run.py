@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..progress import TERMINAL_ENV
 from ..settings import PROJECT_ROOT
 
 
@@ -44,6 +45,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     dagster_home()
+    os.environ.setdefault(TERMINAL_ENV, "1")  # parsing, chunking, embedding: progress on the terminal
     from dagster import DagsterInstance, materialize
 
     from ..assets.resources import PipelineResource
@@ -93,14 +95,14 @@ def run(args) -> int:
     def step(label: str, **kwargs) -> bool:
         """One in-process run; a failure is reported and the remaining steps still run."""
         t0 = time.perf_counter()
-        print(f"  {label} ...", end="", flush=True)
+        print(f"  {label} ...", flush=True)  # long stages print progress lines below it (stderr)
         result = materialize(assets, instance=instance, resources=run_resources, run_config=quiet,
                              raise_on_error=False, **kwargs)
         if result.success:
-            print(f" done in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]})", flush=True)
+            print(f"    done in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]})", flush=True)
             return True
         why = "; ".join(_failure_messages(result)) or "see the run in the UI"
-        print(f" FAILED in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]}): {why}", flush=True)
+        print(f"    FAILED in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]}): {why}", flush=True)
         failures.append(f"{label}: {why}")
         return False
 
