@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
 
 from ..progress import TERMINAL_ENV
+from .process import SignalWatch, reap_orphaned_runs, run_tags, signal_name
 from ..settings import PROJECT_ROOT
 
 
@@ -82,6 +84,7 @@ def run(args) -> int:
     print(f"data     {settings.data_root}\nout      {settings.out_dir}\nretrievers {pipeline.retriever_names()}")
 
     instance = DagsterInstance.get()
+    _reap(instance)
     known = set(instance.get_dynamic_partitions(chunk_set_partitions.name))
     new = [c.name for c in configs if c.name not in known]
     if new:
@@ -91,13 +94,19 @@ def run(args) -> int:
     assets = [*PIPELINE_ASSETS, *ALL_CHECKS]  # checks run with the assets they gate
 
     failures: list[str] = []
+    tags = run_tags()  # names this process on its runs: a later start can tell they were orphaned
+    runs: list[str] = []
 
     def step(label: str, **kwargs) -> bool:
-        """One in-process run; a failure is reported and the remaining steps still run."""
+        """One in-process run; a failure is reported and the remaining steps still run, a
+        stop signal ends everything (KeyboardInterrupt)."""
         t0 = time.perf_counter()
         print(f"  {label} ...", flush=True)  # long stages print progress lines below it (stderr)
         result = materialize(assets, instance=instance, resources=run_resources, run_config=quiet,
-                             raise_on_error=False, **kwargs)
+                             raise_on_error=False, tags=tags, **kwargs)
+        runs.append(result.run_id)
+        if watch.received():  # Dagster took the signal inside the run and failed it as interrupted
+            raise KeyboardInterrupt
         if result.success:
             print(f"    done in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]})", flush=True)
             return True
@@ -106,29 +115,51 @@ def run(args) -> int:
         failures.append(f"{label}: {why}")
         return False
 
-    t_all = time.perf_counter()
-    if not step("documents: raw_documents, parsed_blocks", selection=[raw_documents, parsed_blocks]):
-        print("\n".join(["", "the documents stage failed; nothing else can run:", *failures]), file=sys.stderr)
-        return 1
-    for i, config in enumerate(configs, 1):
-        step(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation",
-             selection=partitioned_assets(), partition_key=config.name)
-    step("xbrl: facts into DuckDB, derived quarters, point-in-time answers", selection=xbrl_assets())
-    step("evaluation_report", selection=[evaluation_report])
-    print(f"finished in {time.perf_counter() - t_all:.1f}s")
-    report = settings.out_dir / "evaluation.md"
-    print()
-    if report.exists():
-        print(headline(report.read_text(encoding="utf-8")))
-    print(f"report: {settings.out_dir / 'evaluation.json'}\n        {report}\n"
-          f"parse report: {settings.out_dir / 'parse_report.json'}\n"
-          f"runs are in DAGSTER_HOME={os.environ['DAGSTER_HOME']} (see them with: finchunk ui)")
-    if failures:
-        print(f"\n{len(failures)} step(s) failed; the report covers the rest:", file=sys.stderr)
-        for f in failures:
-            print(f"  - {f}", file=sys.stderr)
-        return 1
-    return 0
+    def all_steps() -> int:
+        t_all = time.perf_counter()
+        if not step("documents: raw_documents, parsed_blocks", selection=[raw_documents, parsed_blocks]):
+            print("\n".join(["", "the documents stage failed; nothing else can run:", *failures]), file=sys.stderr)
+            return 1
+        for i, config in enumerate(configs, 1):
+            step(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation",
+                 selection=partitioned_assets(), partition_key=config.name)
+        step("xbrl: facts into DuckDB, derived quarters, point-in-time answers", selection=xbrl_assets())
+        step("evaluation_report", selection=[evaluation_report])
+        print(f"finished in {time.perf_counter() - t_all:.1f}s")
+        report = settings.out_dir / "evaluation.md"
+        print()
+        if report.exists():
+            print(headline(report.read_text(encoding="utf-8")))
+        print(f"report: {settings.out_dir / 'evaluation.json'}\n        {report}\n"
+              f"parse report: {settings.out_dir / 'parse_report.json'}\n"
+              f"runs are in DAGSTER_HOME={os.environ['DAGSTER_HOME']} (see them with: finchunk ui)")
+        if failures:
+            print(f"\n{len(failures)} step(s) failed; the report covers the rest:", file=sys.stderr)
+            for f in failures:
+                print(f"  - {f}", file=sys.stderr)
+            return 1
+        return 0
+
+    # SIGINT (Ctrl-C), SIGTERM, SIGHUP: the run in progress fails as interrupted, nothing after
+    # it starts, and the command exits 128 + the signal's number
+    with SignalWatch() as watch:
+        try:
+            return all_steps()
+        except KeyboardInterrupt:
+            signum = watch.received() or signal.SIGINT
+            # a signal between Dagster's own handling points can leave this process's run
+            # unfinished in the instance: mark it now rather than at the next start
+            marked = reap_orphaned_runs(instance, only_pid=os.getpid())
+            failed = [r for r in runs if r in marked or _status(instance, r) == "FAILURE"]
+            print(f"\nfinchunk run: interrupted by {signal_name(signum)}: stopped; nothing else was started"
+                  + (f"; run {', '.join(r[:8] for r in failed)} marked failed" if failed else ""),
+                  file=sys.stderr, flush=True)
+            return 128 + int(signum)
+
+
+def _status(instance, run_id: str) -> str | None:
+    run = instance.get_run_by_id(run_id)
+    return None if run is None else run.status.value
 
 
 def headline(markdown: str) -> str:
@@ -151,8 +182,18 @@ def _failure_messages(result) -> list[str]:
     return out
 
 
+def _reap(instance) -> None:
+    marked = reap_orphaned_runs(instance)
+    if marked:
+        print(f"note: {len(marked)} run(s) left unfinished by a finchunk process that was killed are now "
+              f"marked failed: {', '.join(r[:8] for r in marked)}", file=sys.stderr)
+
+
 def ui(args) -> int:
     home = dagster_home()
+    from dagster import DagsterInstance
+
+    _reap(DagsterInstance.get())
     cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"),
            "-h", "127.0.0.1", "-p", str(args.port)]
     print(f"DAGSTER_HOME={home}\n{' '.join(cmd)}", flush=True)

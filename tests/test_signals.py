@@ -1,0 +1,196 @@
+"""Stopping: SIGTERM / SIGINT end `finchunk run` (the run in progress marked failed, nothing
+after it started, exit 128 + signal); runs a killed process left unfinished are marked failed
+on the next start. Subprocesses and real signals;
+no timing assertions (generous polling timeouts only)."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from dagster import DagsterInstance, DagsterRun, DagsterRunStatus
+
+from finchunk_pipeline.cli.process import (HOST_TAG, PID_TAG, START_TAG, process_start,
+                                           reap_orphaned_runs, run_tags)
+from finchunk_pipeline.settings import PROJECT_ROOT
+
+TIMEOUT = 120  # generous: the machine is shared
+
+
+def _env(tmp_path) -> dict:
+    env = dict(os.environ)
+    env.update(DAGSTER_HOME=str(tmp_path / "dagster_home"), PYTHONPATH=str(PROJECT_ROOT),
+               FINCHUNK_PROGRESS="0", PYTHONUNBUFFERED="1")
+    return env
+
+
+def _wait_for(predicate, what: str, timeout: float = TIMEOUT):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Lines:
+    """Collects a pipe's lines in a thread."""
+
+    def __init__(self, pipe):
+        self.lines: list[str] = []
+        self.thread = threading.Thread(target=self._read, args=(pipe,), daemon=True)
+        self.thread.start()
+
+    def _read(self, pipe):
+        for line in iter(pipe.readline, ""):
+            self.lines.append(line)
+
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+def _start_run(tmp_path, corpus, chunkers):
+    cmd = [sys.executable, "-c", "import sys; from finchunk_pipeline.cli import main; sys.exit(main())",
+           "run", "--corpus", str(corpus),
+           "--out", str(tmp_path / "out"), "--data", str(tmp_path / "store"), "--chunkers", str(chunkers),
+           "--retrievers", "bm25"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    return proc, Lines(proc.stdout), Lines(proc.stderr)
+
+
+def _instance(tmp_path) -> DagsterInstance:
+    """The persistent instance finchunk run used (DAGSTER_HOME)."""
+    return DagsterInstance.from_config(str(tmp_path / "dagster_home"))
+
+
+def _runs(tmp_path) -> list[DagsterRun]:
+    if not (tmp_path / "dagster_home" / "dagster.yaml").exists():
+        return []
+    with _instance(tmp_path) as inst:
+        return list(inst.get_runs())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_stops_finchunk_run_and_marks_its_run(tmp_path, default_corpus_copy, chunkers_file, sig):
+    proc, out, err = _start_run(tmp_path, default_corpus_copy, chunkers_file)
+    try:
+        # the first chunk set's run has started (documents are done): signal it now
+        _wait_for(lambda: "chunk set 1/3" in out.text() or proc.poll() is not None, "the first chunk set")
+        assert proc.poll() is None, out.text() + err.text()
+        proc.send_signal(sig)
+        proc.wait(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out.thread.join(5)
+    err.thread.join(5)
+    assert proc.returncode == 128 + sig, (proc.returncode, out.text(), err.text())
+    assert f"interrupted by {signal.Signals(sig).name}" in err.text()
+    assert "evaluation_report" not in out.text() and "chunk set 3/3" not in out.text()  # nothing after it started
+    # whether the signal landed inside a run or between two, no run is left unfinished
+    runs = _runs(tmp_path)
+    assert runs and all(r.status in (DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE) for r in runs), \
+        [(r.run_id[:8], r.status) for r in runs]
+    assert all(r.tags.get(PID_TAG) == str(proc.pid) for r in runs)
+
+
+class SignalsItself:
+    """A strategy that sends this process a signal while chunking: the signal lands inside a
+    Dagster step, deterministically."""
+
+    name = "signals_itself"
+    version = "1"
+    defaults: dict = {}
+    requires = None
+    uses = ()
+    bound_param = None
+
+    def __init__(self, sig):
+        self.sig = sig
+
+    def available(self):
+        return True
+
+    def validate(self, params, where=""):
+        pass
+
+    def char_bound(self, params, doc=None, meta=None):
+        return None
+
+    def pieces(self, doc, params, meta):
+        os.kill(os.getpid(), self.sig)
+        time.sleep(5)  # the signal interrupts this
+        return []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_inside_a_step_fails_that_run_and_stops(tmp_path, default_corpus_copy, chunkers_file, monkeypatch,
+                                                       capsys, sig):
+    from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline.cli import main
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    monkeypatch.setitem(STRATEGIES, "signals_itself", SignalsItself(sig))
+    chunkers_file.write_text(chunkers_file.read_text().replace(
+        "chunk_sets:\n", "chunk_sets:\n  - {name: stop-here, strategy: signals_itself, dense: false}\n"))
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    rc = main(["run", "--corpus", str(default_corpus_copy), "--out", str(tmp_path / "out"), "--data",
+               str(tmp_path / "store"), "--chunkers", str(chunkers_file), "--retrievers", "bm25"])
+    captured = capsys.readouterr()
+    assert rc == 128 + sig, captured.err
+    assert {s: signal.getsignal(s) for s in before} == before  # handlers restored
+    assert "chunk set 1/4 stop-here" in captured.out and "chunk set 2/4" not in captured.out
+    assert f"interrupted by {signal.Signals(sig).name}" in captured.err and "marked failed" in captured.err
+    with DagsterInstance.get() as instance:
+        runs = {r.tags.get("dagster/partition"): r for r in instance.get_runs()}
+        assert runs["stop-here"].status == DagsterRunStatus.FAILURE
+        assert len(runs) == 2  # documents, then the interrupted chunk set: nothing after it
+
+
+def test_runs_a_killed_process_left_started_are_marked_failed_on_the_next_start(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    host = run_tags()[HOST_TAG]
+    with DagsterInstance.ephemeral() as instance:
+        def add(pid: int, start: str | None, status=DagsterRunStatus.STARTED, host=host) -> str:
+            tags = {PID_TAG: str(pid), HOST_TAG: host}
+            if start:
+                tags[START_TAG] = start
+            run = DagsterRun(job_name="__ASSET_JOB", run_id=f"{len(instance.get_runs()):08d}-run", status=status,
+                             tags=tags)
+            instance.add_run(run)
+            return run.run_id
+
+        orphan = add(dead.pid, None)
+        reused_pid = add(os.getpid(), "1")  # our pid, but another process's start time: pid reused
+        alive = add(os.getpid(), process_start(os.getpid()))
+        elsewhere = add(dead.pid, None, host="another-host")
+        finished = add(dead.pid, None, status=DagsterRunStatus.SUCCESS)
+        assert sorted(reap_orphaned_runs(instance)) == sorted([orphan, reused_pid])
+        status = {r.run_id: r.status for r in instance.get_runs()}
+        assert status[orphan] == status[reused_pid] == DagsterRunStatus.FAILURE
+        assert status[alive] == DagsterRunStatus.STARTED  # a living run is never touched
+        assert status[elsewhere] == DagsterRunStatus.STARTED and status[finished] == DagsterRunStatus.SUCCESS
+        assert "ended without finishing" in instance.all_logs(orphan)[-1].message
+
+
+def test_sigkilled_run_is_reaped_by_the_next_start(tmp_path, default_corpus_copy, chunkers_file):
+    proc, out, err = _start_run(tmp_path, default_corpus_copy, chunkers_file)
+    try:
+        _wait_for(lambda: any(r.status == DagsterRunStatus.STARTED for r in _runs(tmp_path))
+                  or proc.poll() is not None, "a started run")
+        proc.kill()
+        proc.wait(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert any(r.status == DagsterRunStatus.STARTED for r in _runs(tmp_path))  # left behind by SIGKILL
+    # the next start (here: the reaping finchunk run / ui do first) marks it failed
+    with _instance(tmp_path) as inst:
+        assert reap_orphaned_runs(inst)
+    assert not any(r.status == DagsterRunStatus.STARTED for r in _runs(tmp_path))
