@@ -1,6 +1,7 @@
 """Stopping: SIGTERM / SIGINT end `finchunk run` (the run in progress marked failed, nothing
 after it started, exit 128 + signal); runs a killed process left unfinished are marked failed
-on the next start. Subprocesses and real signals;
+on the next start; a supervised `dagster dev` (finchunk ui) stops with all its children,
+even when started with SIGINT ignored as in a background job. Subprocesses and real signals;
 no timing assertions (generous polling timeouts only)."""
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 
 import pytest
 from dagster import DagsterInstance, DagsterRun, DagsterRunStatus
 
-from finchunk_pipeline.cli.process import (HOST_TAG, PID_TAG, START_TAG, process_start,
+from finchunk_pipeline.cli.process import (HOST_TAG, PID_TAG, START_TAG, process_alive, process_start,
                                            reap_orphaned_runs, run_tags)
 from finchunk_pipeline.settings import PROJECT_ROOT
 
@@ -194,3 +196,57 @@ def test_sigkilled_run_is_reaped_by_the_next_start(tmp_path, default_corpus_copy
     with _instance(tmp_path) as inst:
         assert reap_orphaned_runs(inst)
     assert not any(r.status == DagsterRunStatus.STARTED for r in _runs(tmp_path))
+
+
+# --- finchunk ui: a supervised dagster dev -----------------------------------------------------
+FAKE_DEV = textwrap.dedent('''
+    """Behaves like dagster dev: SIGTERM mapped to its SIGINT handler, a child process."""
+    import os, signal, subprocess, sys, time
+    signal.signal(signal.SIGTERM, signal.getsignal(signal.SIGINT))  # dagster's setup_interrupt_handlers
+    stubborn = sys.argv[2] == "stubborn"
+    if stubborn:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    grandchild = subprocess.Popen([sys.executable, "-c", "import time\\nwhile True: time.sleep(0.1)"])
+    open(sys.argv[1], "w").write(f"{os.getpid()} {grandchild.pid}")
+    try:
+        while True:
+            time.sleep(0.1)
+    except KeyboardInterrupt:
+        grandchild.terminate()
+        grandchild.wait()
+''')
+
+
+def _start_supervisor(tmp_path, mode: str, ignore_sigint: bool):
+    fake = tmp_path / "fake_dev.py"
+    fake.write_text(FAKE_DEV)
+    pids = tmp_path / f"pids-{mode}"
+    code = (f"import sys; from finchunk_pipeline.cli.process import supervise; "
+            f"sys.exit(supervise([sys.executable, {str(fake)!r}, {str(pids)!r}, {mode!r}], grace=3))")
+
+    def background_job():  # what a shell without job control does for `cmd &`
+        if ignore_sigint:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    proc = subprocess.Popen([sys.executable, "-c", code], env=_env(tmp_path), preexec_fn=background_job,
+                            stderr=subprocess.PIPE, text=True)
+    _wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, "the fake dagster dev")
+    return proc, [int(p) for p in pids.read_text().split()]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_supervised_dev_server_stops_with_its_children_from_a_background_job(tmp_path, sig):
+    proc, (child, grandchild) = _start_supervisor(tmp_path, "normal", ignore_sigint=True)
+    proc.send_signal(sig)
+    assert proc.wait(timeout=TIMEOUT) == 0, proc.stderr.read()
+    _wait_for(lambda: not process_alive(child) and not process_alive(grandchild), "the children to end")
+    assert "stopped" in proc.stderr.read()
+
+
+def test_supervisor_kills_a_child_that_ignores_sigterm(tmp_path):
+    proc, (child, grandchild) = _start_supervisor(tmp_path, "stubborn", ignore_sigint=False)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=TIMEOUT) == 1
+    _wait_for(lambda: not process_alive(child) and not process_alive(grandchild), "the group to be killed")
+    assert "killed" in proc.stderr.read()

@@ -1,5 +1,6 @@
 """Process control for the long-running commands: ``finchunk run`` stops on SIGINT/SIGTERM
-and marks its run, runs a killed process left STARTED are marked failed on the next start.
+and marks its run, runs a killed process left STARTED are marked failed on the next start,
+and ``finchunk ui`` supervises ``dagster dev`` so a signal stops it with all its children.
 
 Notes checked against dagster 1.13.28 (dagster/_utils/interrupts.py, _cli/dev.py):
 - ``materialize`` replaces the SIGINT handler while it runs (``capture_interrupts``) and
@@ -7,12 +8,20 @@ Notes checked against dagster 1.13.28 (dagster/_utils/interrupts.py, _cli/dev.py
   failed, and ``materialize(raise_on_error=False)`` then *returns*. So ``finchunk run``
   learns about a signal through ``signal.set_wakeup_fd`` (written for every signal whose
   handler is a Python one, dagster's included), not through its own handler alone.
+- ``dagster dev`` maps SIGTERM to its SIGINT handler. Started from a shell without job
+  control (``finchunk ui &`` in a script), SIGINT is ignored, so SIGTERM was ignored too.
+  A process started by ``supervise`` gets default dispositions (the supervisor handles both
+  signals in Python, and those are reset at exec), runs in its own process group, and is
+  stopped with SIGTERM, then its whole group killed after a grace period.
 """
 from __future__ import annotations
 
 import os
 import signal
 import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -129,3 +138,78 @@ def signal_name(signum: int | None) -> str:
         return signal.Signals(signum).name
     except (TypeError, ValueError):
         return "a signal"
+
+
+# --- finchunk ui: a supervised child process group --------------------------------------------
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_group(pgid: int, grace: float) -> bool:
+    """SIGTERM the process group, SIGKILL what is left after ``grace`` seconds. True when
+    it ended within the grace period."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not _group_alive(pgid):
+            return True
+        time.sleep(0.1)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return False
+
+
+def supervise(cmd: list[str], cwd: str | os.PathLike | None = None, grace: float = 30.0,
+              name: str | None = None) -> int:
+    """Run ``cmd`` in its own process group until it exits or this process gets SIGINT,
+    SIGTERM or SIGHUP; then SIGTERM it (dagster dev shuts its webserver, daemon and code
+    servers down), wait up to ``grace`` seconds, and kill whatever is left of its group.
+    Returns its exit code, or 0 after a clean stop on request (1 when it had to be killed)."""
+    name = name or Path(cmd[0]).name
+    received: list[int] = []
+
+    def handler(signum, frame):
+        received.append(signum)
+
+    old = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
+    try:
+        # Python handlers are reset to the default at exec: the child starts with SIGINT and
+        # SIGTERM at their defaults even when this process was started with SIGINT ignored
+        child = subprocess.Popen(cmd, cwd=cwd, start_new_session=True)
+        while child.poll() is None and not received:
+            try:
+                child.wait(timeout=0.2)
+            except subprocess.TimeoutExpired:
+                pass
+        if child.poll() is None:
+            print(f"{signal_name(received[0])} received: stopping {name} and its processes "
+                  f"(up to {grace:.0f}s) ...", file=sys.stderr, flush=True)
+            child.send_signal(signal.SIGTERM)
+            try:
+                child.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
+        clean = child.poll() is not None
+        # whatever is left of the group (its webserver, daemon, code servers): stopped too
+        clean = stop_group(child.pid, grace if clean else 2.0) and clean
+        if child.poll() is None:
+            child.wait()
+        if received:
+            print(f"{name} stopped" + ("" if clean else " (killed: it did not stop in time)"),
+                  file=sys.stderr, flush=True)
+            return 0 if clean else 1
+        return child.returncode
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)

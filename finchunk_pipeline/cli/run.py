@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from ..progress import TERMINAL_ENV
-from .process import SignalWatch, reap_orphaned_runs, run_tags, signal_name
+from .process import SignalWatch, reap_orphaned_runs, run_tags, signal_name, supervise
 from ..settings import PROJECT_ROOT
 
 
@@ -189,13 +189,17 @@ def _reap(instance) -> None:
               f"marked failed: {', '.join(r[:8] for r in marked)}", file=sys.stderr)
 
 
+UI_STOP_GRACE = 30.0  # seconds dagster dev gets to stop its webserver, daemon and code servers
+
+
 def ui(args) -> int:
+    """dagster dev as a supervised child: SIGINT / SIGTERM / SIGHUP to this process stop it
+    and every process it started (process.supervise), also when started in the background."""
     home = dagster_home()
     from dagster import DagsterInstance
 
     _reap(DagsterInstance.get())
     cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"),
            "-h", "127.0.0.1", "-p", str(args.port)]
-    print(f"DAGSTER_HOME={home}\n{' '.join(cmd)}", flush=True)
-    os.chdir(PROJECT_ROOT)
-    os.execv(sys.executable, cmd)
+    print(f"DAGSTER_HOME={home}\n{' '.join(cmd)}\n(stop with Ctrl-C or kill {os.getpid()})", flush=True)
+    return supervise(cmd, cwd=PROJECT_ROOT, grace=UI_STOP_GRACE, name="dagster dev")
