@@ -10,7 +10,8 @@ from .assets.documents import parsed_blocks, raw_documents
 from .assets.evaluation import evaluation_report, retrieval_evaluation
 from .assets.dense import DENSE_ASSETS
 from .assets.indexes import bm25_index
-from .assets.jobs import chunk_set_job, documents_job, report_job
+from .assets.automation import automation_sensor
+from .assets.jobs import chunk_set_job, documents_job, report_job, xbrl_job
 from .assets.resources import PipelineResource
 from .assets.schedules import SCHEDULES
 from .assets.point_in_time import point_in_time_evaluation
@@ -44,8 +45,8 @@ def resources(pipeline: PipelineResource | None = None) -> dict:
 defs = Definitions(
     assets=PIPELINE_ASSETS,
     asset_checks=ALL_CHECKS,
-    jobs=[documents_job, chunk_set_job, report_job],
+    jobs=[documents_job, chunk_set_job, xbrl_job, report_job],
     schedules=SCHEDULES,
-    sensors=SENSORS,
+    sensors=[*SENSORS, automation_sensor()],
     resources=resources(),
 )

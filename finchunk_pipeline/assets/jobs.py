@@ -1,10 +1,13 @@
-"""Asset jobs: documents (unpartitioned), one chunk set end to end (partitioned), the report."""
+"""Asset jobs: documents (unpartitioned), one chunk set end to end (partitioned), the XBRL
+branch, the report."""
 from dagster import AssetSelection, define_asset_job
 
 from .chunks import chunk_sets
 from .documents import parsed_blocks, raw_documents
 from .evaluation import evaluation_report, retrieval_evaluation
 from .indexes import bm25_index
+from .point_in_time import point_in_time_evaluation
+from .xbrl import XBRL_ASSETS
 
 documents_job = define_asset_job(
     "documents_job", selection=AssetSelection.assets(raw_documents, parsed_blocks),
@@ -16,6 +19,11 @@ chunk_set_job = define_asset_job(
     | AssetSelection.groups("dense_indexing"),
     description="One chunk set end to end: chunks -> indexes -> evaluation. Backfill it for new "
                 "chunker configurations; parsed blocks are read, never rebuilt.",
+)
+xbrl_job = define_asset_job(
+    "xbrl_job", selection=AssetSelection.assets(*XBRL_ASSETS, point_in_time_evaluation),
+    description="The XBRL branch: facts into DuckDB (append-only), derived quarters, point-in-time "
+                "answers, with their checks.",
 )
 report_job = define_asset_job(
     "report_job", selection=AssetSelection.assets(evaluation_report),
