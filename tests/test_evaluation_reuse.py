@@ -25,12 +25,20 @@ def test_editing_a_metric_changes_the_code_hash(tmp_path):
     before = code_hash(evaluation_source_files(root), root)
     assert before == code_hash(evaluation_source_files(PACKAGE), PACKAGE)
     recall = root / "evaluation" / "recall.py"
-    recall.write_text(recall.read_text() + "\n# an edited metric\n")
-    assert code_hash(evaluation_source_files(root), root) != before
-    (root / "evaluation" / "report.py").write_text("# rendering only\n")
-    report_only = code_hash(evaluation_source_files(root), root)
-    recall.write_text(recall.read_text())
-    assert code_hash(evaluation_source_files(root), root) == report_only
+    original = recall.read_text()
+    recall.write_text(original + "\n# a comment only\n")
+    assert code_hash(evaluation_source_files(root), root) == before  # comments and layout: no change
+    recall.write_text(original + "\nEDITED_METRIC = True\n")
+    edited = code_hash(evaluation_source_files(root), root)
+    assert edited != before
+    # report rendering: its module, and the report asset in the evaluation asset module
+    (root / "evaluation" / "report.py").write_text("RENDERING = 'only'\n")
+    assets = root / "assets" / "evaluation.py"
+    assets.write_text(assets.read_text().replace("def evaluation_report(", "def evaluation_report(  # edited\n"
+                                                 ).replace('"report": MetadataValue.md(', '"report_md": MetadataValue.md('))
+    assert code_hash(evaluation_source_files(root), root) == edited
+    assets.write_text(assets.read_text().replace("EXPAND_MAX_CHARS = 1500", "EXPAND_MAX_CHARS = 1600"))
+    assert code_hash(evaluation_source_files(root), root) != edited
 
 
 def test_changed_evaluation_code_re_evaluates(tmp_path, default_corpus_copy, chunkers_file, monkeypatch):
