@@ -30,6 +30,7 @@ from typing import Iterator
 
 CELL_GAP_EM = 1.0        # a space wider than this (in font sizes) separates table cells
 PARA_GAP = 1.35          # baseline distance above this x the usual line spacing: a new block
+INDENT_COLS = 12         # a line indented this many columns (half font sizes) keeps its indentation
 SIZE_CHANGE = 0.15       # relative font-size change that starts a new block
 BAND_LINES = 2           # running headers / footers are among the first / last lines of a page
 _CURRENCY = frozenset("$€£¥")
@@ -216,13 +217,17 @@ def _line_cells(text: str, a: int, b: int, boxes: _Boxes):
 
 def _render(cells: list[tuple[str, float]], left: float, unit: float) -> str:
     """Cells into one line; a cell starts at the column its x gives, two spaces at least
-    after the previous one. Spaces inside a cell become single spaces."""
+    after the previous one (a line starting INDENT_COLS or more columns right of the page's
+    left text edge keeps that indentation: a table's header line over its number columns).
+    Spaces inside a cell become single spaces."""
     out = ""
     for k, (cell, x) in enumerate(cells):
         cell = _SPACES.sub(" ", cell)
+        col = int(round((x - left) / unit))
         if k:
-            col = int(round((x - left) / unit))
             out += " " * max(2, col - len(out))
+        elif col >= INDENT_COLS:
+            out = " " * col
         out += cell
     return out
 
