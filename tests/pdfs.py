@@ -81,13 +81,15 @@ def encrypted_pdf(user_password: str = "") -> bytes:
 
 
 def scanned_page_pdf() -> bytes:
-    """Page 1 has text; page 2 only a drawing (like a scanned image: no text layer)."""
+    """Page 1 has text; page 2 only a drawing (like a scanned image: no text layer); page 3
+    is empty."""
     pdf = _pdf()
     pdf.add_page()
     _paragraph(pdf, 30, "First page with text. " + PARAGRAPH)
     pdf.add_page()
     pdf.set_fill_color(80, 80, 80)
     pdf.rect(20, 20, 150, 200, style="F")
+    pdf.add_page()
     return bytes(pdf.output())
 
 

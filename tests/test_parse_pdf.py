@@ -151,8 +151,9 @@ def test_truncated_file_is_an_error_or_its_readable_part():
 
 def test_page_without_text_layer_is_a_warning_per_page():
     doc = parse("scan", pdfs.scanned_page_pdf(), {})
-    assert doc.warnings == [f"page 2: {NO_TEXT}"]
-    assert doc.view_text.count("\f") == 1 and "First page with text." in doc.view_text
+    assert doc.warnings == [f"page 2: {NO_TEXT}", "page 3: blank (no content)"]
+    assert "First page with text." in doc.view_text
+    assert doc.view_text.count("\f") == 2
     with pytest.raises(PdfError, match=r"scan-only: none of its 1 pages has a text layer — OCR not configured"):
         parse("scan-only", pdfs.image_only_pdf(), {})
 

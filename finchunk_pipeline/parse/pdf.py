@@ -23,8 +23,9 @@ what the layout adds:
   cited (superscripts are plain digits in PDF text).
 
 Hostile input: an empty user password is opened; a password, a broken or truncated file
-raise a ValueError naming the document; a page without text gets the warning "page N: no
-text layer — OCR not configured" (all pages without text: an error). Pages are read one at a
+raise a ValueError naming the document; a page with content but no text (a scan) gets the
+warning "page N: no text layer — OCR not configured", an empty page "page N: blank (no
+content)"; no text on any page is an error. Pages are read one at a
 time (flat memory in the page count).
 """
 from __future__ import annotations
@@ -63,7 +64,8 @@ def extract(data: bytes, name: str = "document") -> tuple[list[PdfPage], list[st
     finally:
         pdf.close()
     mark_furniture(pages)
-    warnings = [f"page {p.number}: {NO_TEXT}" for p in pages if not p.has_text]
+    warnings = [f"page {p.number}: {NO_TEXT}" if p.objects else f"page {p.number}: blank (no content)"
+                for p in pages if not p.has_text]
     return pages, warnings
 
 
