@@ -10,9 +10,11 @@ is what turns a line into table cells:
 - a space run wider than ``CELL_GAP_EM`` x the font size is a column gap: the next cell is
   placed at the column its x position gives (at least two spaces), so cells of a table line
   up by character position as in a plain-text table (parse/text.py's table logic);
-- a baseline gap larger than ``PARA_GAP`` x the page's usual line spacing, a line above the previous one
-  (a new column) or a change of font size or weight starts a new block: a blank line in
-  the view;
+- a baseline gap larger than ``PARA_GAP`` x the page's usual line spacing, a line above
+  the previous one (a new column) or a change of font size or weight starts a new block: a
+  blank line in the view;
+- font sizes are PDFium's text-space size times the character matrix's scale (some PDFs
+  print at "size 416" scaled by 0.02).
 - lines among the first / last two of a page that recur on other pages (digits ignored),
   and lone page numbers there ("F-4", "Page 3 of 9"), are running headers / footers
   ("furniture").
