@@ -6,7 +6,8 @@ quote are resolved into the same view (evaluation/gold_resolution.py). The view:
 
 - pages in order, joined by ``"\\n\\f"`` (every block's ``attrs["page"]`` = 1 + form feeds
   before it; ``pdf_layout.page_ranges`` gives each page's range);
-- one line per PDF line, table cells separated by 2+ spaces at their column positions;
+- one line per PDF line, table cells separated by two spaces (their x positions kept on
+  the line: a table's header cells are assigned to its columns by position);
 - a blank line wherever the layout starts a new block (vertical gap, new column, font
   change) and around running headers / footers.
 
@@ -37,7 +38,7 @@ from ..storage import sha256_bytes
 from .lines import line_spans
 from .model import BlockKind, ParsedDocument
 from .offsets import OffsetMap
-from .pdf_layout import PdfError, PdfLine, PdfPage, iter_pages, mark_furniture, open_pdf
+from .pdf_layout import CELL_SEP, PdfError, PdfLine, PdfPage, iter_pages, mark_furniture, open_pdf
 from .text import (_NOTE_LINE, _Doc, _cites, _is_header_line, _is_num, _is_row, _line_heading_level,
                    _note_mark, _table, _table_extent, _table_follows)
 
@@ -157,7 +158,9 @@ def parse(doc_id: str, data: bytes, meta: dict[str, Any] | None = None) -> Parse
     while i < n:
         if i in tables:
             first, last = tables[i]
+            at = len(d.blocks)
             _table(d, view, lines, i, first, last, row, blank, L)
+            _columns_by_position(d.blocks[at], range(i, first), range(first, last + 1), line_meta, L)
             i = last + 1
             continue
         if furniture[i]:
@@ -222,6 +225,26 @@ def parse(doc_id: str, data: bytes, meta: dict[str, Any] | None = None) -> Parse
         doc_id=doc_id, doc_sha=sha256_bytes(bytes(data)), parser="pdf", parser_version=VERSION,
         view_text=view, offsets=OffsetMap.identity(len(view)), blocks=d.blocks, warnings=warnings,
     )
+
+
+def _columns_by_position(table, header_lines, data_lines, line_meta, L) -> None:
+    """``columns``: each header cell goes to the data column whose x centre is nearest its own
+    (the view joins cells by two spaces, so character positions do not align them)."""
+    data = [k for k in data_lines if line_meta[k] is not None and line_meta[k].cells]
+    if not data or table.kind != BlockKind.TABLE:
+        return
+    widest = max(data, key=lambda k: len(line_meta[k].cells))
+    anchors = [(x0 + x1) / 2 for x0, x1 in line_meta[widest].cells]
+    columns: list[list[str]] = [[] for _ in anchors]
+    for k in header_lines:
+        meta = line_meta[k]
+        texts = [c.strip() for c in L(k).split(CELL_SEP) if c.strip()]
+        if meta is None or len(texts) != len(meta.cells):
+            continue
+        for text, (x0, x1) in zip(texts, meta.cells):
+            best = min(range(len(anchors)), key=lambda a: abs(anchors[a] - (x0 + x1) / 2))
+            columns[best].append(text)
+    table.attrs["columns"] = [" ".join(c) for c in columns]
 
 
 def _mark_candidates(line: str) -> list[str]:

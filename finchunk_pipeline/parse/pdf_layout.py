@@ -7,9 +7,10 @@ line breaks and inter-word spaces; a word hyphenated across lines comes back joi
 hyphen marked U+FFFE) and for the boxes of the characters around each space only, which
 is what turns a line into table cells:
 
-- a space run wider than ``CELL_GAP_EM`` x the font size is a column gap: the next cell is
-  placed at the column its x position gives (at least two spaces), so cells of a table line
-  up by character position as in a plain-text table (parse/text.py's table logic);
+- a space run wider than ``CELL_GAP_EM`` x the font size is a column gap: cells are joined
+  by two spaces, as in a plain-text table (parse/text.py's table logic), and their x
+  positions are kept on the line (a table's header cells are placed over its columns by
+  position, parse/pdf.py);
 - a baseline gap larger than ``PARA_GAP`` x the page's usual line spacing, a line above
   the previous one (a new column) or a change of font size or weight starts a new block: a
   blank line in the view;
@@ -31,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 CELL_GAP_EM = 1.0        # a space wider than this (in font sizes) separates table cells
+CELL_SEP = "  "          # how cells are separated in the view (parse/text.py splits cells at 2+ spaces)
 PARA_GAP = 1.35          # baseline distance above this x the usual line spacing: a new block
-INDENT_COLS = 12         # a line indented this many columns (half font sizes) keeps its indentation
 SIZE_CHANGE = 0.15       # relative font-size change that starts a new block
 BAND_LINES = 2           # running headers / footers are among the first / last lines of a page
 _CURRENCY = frozenset("$€£¥")
@@ -55,7 +56,7 @@ class PdfPasswordError(PdfError):
 
 @dataclass
 class PdfLine:
-    text: str            # as written to the view: cells separated by 2+ spaces
+    text: str            # as written to the view: cells separated by CELL_SEP
     x0: float            # left edge, points from the page's left
     x1: float            # right edge
     y: float             # baseline, points from the page's bottom
@@ -63,6 +64,7 @@ class PdfLine:
     bold: bool
     para_break: bool = False   # a new block starts here (blank line before it in the view)
     furniture: bool = False    # running header / footer / page number
+    cells: list[tuple[float, float]] = field(default_factory=list)   # (x0, x1) of each cell
 
 
 @dataclass
@@ -188,10 +190,9 @@ def extract_page(page, number: int) -> PdfPage:
         if not raw_lines:
             return out
         left = min(c[0][1] for c, *_ in raw_lines)
-        sizes = sorted(s for _, _, s, _, _ in raw_lines)
-        unit = max(2.0, 0.5 * sizes[len(sizes) // 2])
-        for cells, y, size, bold, x1 in raw_lines:
-            out.lines.append(PdfLine(_render(cells, left, unit), cells[0][1] - left, x1 - left, y, size, bold))
+        for cells, y, size, bold in raw_lines:
+            out.lines.append(PdfLine(_render(cells), cells[0][1] - left, cells[-1][2] - left, y, size, bold,
+                                     cells=[(x0 - left, x1 - left) for _, x0, x1 in cells]))
         _mark_breaks(out.lines)
         return out
     finally:
@@ -199,39 +200,29 @@ def extract_page(page, number: int) -> PdfPage:
 
 
 def _line_cells(text: str, a: int, b: int, boxes: _Boxes):
-    """One line [a, b) of the page text: its cells [(text, x_left)], baseline, size, bold, right edge."""
+    """One line [a, b) of the page text: its cells [(text, x_left, x_right)], baseline, size,
+    bold."""
     size = boxes.size(a) or 10.0
-    x, y = boxes.origin(a)
+    _, y = boxes.origin(a)
     bold = boxes.bold(a)
-    cells: list[tuple[str, float]] = []
+    cells: list[tuple[str, float, float]] = []
     cell_start, cell_x = a, boxes.box(a)[0]
     for m in _SPACES.finditer(text, a, b):
         p, q = m.start(), m.end()
         right = boxes.box(p - 1)[1]
         nxt = boxes.box(q)[0]
         if nxt - right >= CELL_GAP_EM * size and text[cell_start:p].strip() not in _CURRENCY:
-            cells.append((text[cell_start:p], cell_x))
+            cells.append((text[cell_start:p], cell_x, right))
             cell_start, cell_x = q, nxt
-    cells.append((text[cell_start:b], cell_x))
-    x1 = boxes.box(b - 1)[1]
-    return cells, y, size, bold, x1
+    cells.append((text[cell_start:b], cell_x, boxes.box(b - 1)[1]))
+    return cells, y, size, bold
 
 
-def _render(cells: list[tuple[str, float]], left: float, unit: float) -> str:
-    """Cells into one line; a cell starts at the column its x gives, two spaces at least
-    after the previous one (a line starting INDENT_COLS or more columns right of the page's
-    left text edge keeps that indentation: a table's header line over its number columns).
-    Spaces inside a cell become single spaces."""
-    out = ""
-    for k, (cell, x) in enumerate(cells):
-        cell = _SPACES.sub(" ", cell)
-        col = int(round((x - left) / unit))
-        if k:
-            out += " " * max(2, col - len(out))
-        elif col >= INDENT_COLS:
-            out = " " * col
-        out += cell
-    return out
+def _render(cells: list[tuple[str, float, float]]) -> str:
+    """Cells into one line, separated by CELL_SEP (spaces inside a cell become single
+    spaces). Column positions are kept in PdfLine.cells, not as padding: padding would cost
+    characters of every context budget (17% of the text on financebench_pdf_dev)."""
+    return CELL_SEP.join(_SPACES.sub(" ", cell) for cell, _, _ in cells)
 
 
 def _mark_breaks(lines: list[PdfLine]) -> None:
