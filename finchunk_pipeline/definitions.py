@@ -38,7 +38,8 @@ def resources(pipeline: PipelineResource | None = None) -> dict:
         return {"pipeline": PipelineResource(), **XBRL_RESOURCES}
     settings = pipeline.settings()
     return {"pipeline": pipeline,
-            "facts_store": FactsStoreResource(db_path=str(settings.facts_db), corpus_dir=str(settings.corpus_dir))}
+            "facts_store": FactsStoreResource(db_path=str(settings.facts_db), corpus_dir=str(settings.corpus_dir),
+                                              **pipeline.remote())}
 
 
 defs = Definitions(
