@@ -119,6 +119,8 @@ class RemoteMirror:
             return
         except FileNotFoundError:
             pass  # a new data root: its bucket (if any) must exist
+        except PermissionError as exc:
+            raise self._fail("access refused (check the credentials)", exc) from exc
         except Exception as exc:  # noqa: BLE001 - any failure to reach it is a configuration error
             raise self._fail("cannot reach it", exc) from exc
         if self.scheme in BUCKET_SCHEMES:
@@ -127,6 +129,8 @@ class RemoteMirror:
                 self.fs.info(bucket)
             except FileNotFoundError as exc:
                 raise self._fail(f"bucket {bucket!r} does not exist (create it first)", exc) from exc
+            except PermissionError as exc:
+                raise self._fail(f"access to bucket {bucket!r} refused (check the credentials)", exc) from exc
             except Exception as exc:  # noqa: BLE001
                 raise self._fail(f"cannot access bucket {bucket!r}", exc) from exc
 
