@@ -82,6 +82,9 @@ def postgres_server():
         server = start_postgres()
     except FileNotFoundError as exc:  # only when the server software is genuinely not installed
         pytest.skip(f"PostgreSQL server not available: {exc}")
+    import atexit
+
+    atexit.register(server.stop)
     yield server
     server.stop()
 
@@ -94,5 +97,8 @@ def s3_server():
         server = start_s3()
     except FileNotFoundError as exc:
         pytest.skip(f"S3 API server not available: {exc}")
+    import atexit
+
+    atexit.register(server.stop)  # also when the session ends abnormally
     yield server
     server.stop()

@@ -94,6 +94,8 @@ class Postgres:
             con.close()
 
     def stop(self) -> None:
+        if not self.folder.exists():
+            return
         subprocess.run([str(self.bindir / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop"],
                        user=self.run_as, capture_output=True, cwd=self.folder)
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -162,6 +164,8 @@ class S3Server:
                 "AWS_SECRET_ACCESS_KEY": self.secret, "AWS_DEFAULT_REGION": "us-east-1"}
 
     def stop(self) -> None:
+        if self.process.poll() is not None:
+            return
         self.process.terminate()
         try:
             self.process.wait(10)
