@@ -58,17 +58,7 @@ def raw_documents(context: AssetExecutionContext, pipeline: PipelineResource) ->
     )
 
 
-@asset(
-    group_name="documents",
-    deps=[raw_documents],
-    code_version=parsers_version(),
-    description="Parses every raw document once per (content hash, parser version) into blocks "
-                "with offsets into the raw text, stored as Parquet under blocks/parser=<version>/. "
-                "Writes parse_report.json to the run output folder, and the corpus's gold passages "
-                "resolved into the parsed text (pdf page + quote) as gold_passages.parquet.",
-    kinds={"parquet"},
-)
-def parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+def _parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     ws = pipeline.workspace()
     pipeline.pull(raw_manifest_path(pipeline), ws.settings.raw_dir, ws.settings.blocks_dir)
     full = pq.read_table(raw_manifest_path(pipeline)).to_pandas()
@@ -119,3 +109,18 @@ def parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) ->
         },
         data_version=DataVersion(version),
     )
+
+
+@asset(
+    group_name="documents",
+    deps=[raw_documents],
+    code_version=parsers_version(),
+    description="Parses every raw document once per (content hash, parser version) into blocks "
+                "with offsets into the raw text, stored as Parquet under blocks/parser=<version>/. "
+                "Writes parse_report.json to the run output folder, and the corpus's gold passages "
+                "resolved into the parsed text (pdf page + quote) as gold_passages.parquet.",
+    kinds={"parquet"},
+)
+def parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+    with pipeline.claim("parse", context.log):  # one parse of a corpus at a time on a data root
+        return _parsed_blocks(context, pipeline)
