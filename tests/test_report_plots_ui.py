@@ -1,6 +1,6 @@
-"""The report's plots show where the user looks: embedded as data: URIs in the Markdown
-metadata the Dagster UI renders (bench/ui_screenshot.py checks it in a real browser), and
-referenced by file names that resolve next to evaluation.md."""
+"""The report shows what is there: plots embedded as data: URIs in the Markdown metadata the
+Dagster UI renders (bench/ui_screenshot.py checks it in a real browser) and referenced by file
+names that resolve next to evaluation.md; the hybrid retriever's index size is not 0."""
 from __future__ import annotations
 
 import base64
@@ -31,3 +31,17 @@ def test_plots_are_embedded_in_the_ui_markdown_and_resolve_from_the_file(tmp_pat
     out = tmp_path / "out"
     file_images = IMAGE.findall((out / "evaluation.md").read_text())
     assert file_images and all(not src.startswith(("/", "data:")) and (out / src).is_file() for _, src in file_images)
+
+
+def test_hybrid_index_size_is_the_indexes_it_fuses(tmp_path):
+    from finchunk_pipeline.assets.evaluation import retriever_index_bytes
+
+    (tmp_path / "bm25").mkdir()
+    (tmp_path / "bm25" / "bm25.npz").write_bytes(b"x" * 1000)
+    (tmp_path / "bm25.json").write_bytes(b"x" * 10)
+    (tmp_path / "dense").mkdir()
+    (tmp_path / "dense" / "index.faiss").write_bytes(b"x" * 5000)
+    (tmp_path / "dense.json").write_bytes(b"x" * 20)
+    assert retriever_index_bytes("bm25", tmp_path) == 1010
+    assert retriever_index_bytes("dense", tmp_path) == 5020
+    assert retriever_index_bytes("hybrid", tmp_path) == 6030  # was 0: hybrid has no files of its own

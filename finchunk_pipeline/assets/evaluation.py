@@ -67,6 +67,13 @@ def _dir_bytes(folder) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) if folder.exists() else 0
 
 
+def retriever_index_bytes(name: str, index_dir) -> int:
+    """Bytes of the indexes a retriever reads: its own folder and marker, or, for hybrid
+    (no files of its own), those of the bm25 and dense indexes it fuses."""
+    return sum(_dir_bytes(f) if f.is_dir() else f.stat().st_size
+               for part in NEEDS.get(name, (name,)) for f in index_dir.glob(f"{part}*"))
+
+
 EXPAND_MAX_CHARS = 1500  # bounded parent expansion: never more than this per retrieved chunk
 
 
@@ -119,7 +126,7 @@ def _evaluate(context, config, ws, corpus, questions, pipeline: PipelineResource
             context.log.info(f"{config.name}: {name} skipped ({why})")
             continue
         retriever = load_retriever(name, index_dir, chunks, pipeline.model())
-        own = sum(_dir_bytes(f) if f.is_dir() else f.stat().st_size for f in index_dir.glob(f"{name}*"))
+        own = retriever_index_bytes(name, index_dir)
         for mode in (*MODES, EXPANDED):
             summary = evaluate_retriever(retriever, chunks, corpus.passages, questions, mode,
                                          expander=expander).summary()
