@@ -185,3 +185,29 @@ def test_faiss_index_asset_builds_skips_and_feeds_evaluation(tmp_path, monkeypat
     lexical = materialize(PIPELINE_ASSETS, selection=partitioned_assets(), partition_key="lexical", instance=instance, resources=res)
     assert faiss_meta(lexical)["skipped"].value is True
     assert evaluated("lexical") == {"bm25"}
+
+
+def test_cli_says_which_retriever_answered_and_that_the_model_loads(ws, capsys, monkeypatch):
+    from finchunk_pipeline.cli import main
+
+    base = ["search", "dividend", "--chunk-set", VERSION, "--corpus", str(ws.corpus_dir),
+            "--data", str(ws.settings.data_root)]
+    assert main(base) == 0  # default: hybrid, since a dense index exists
+    captured = capsys.readouterr()
+    assert f"hybrid search of chunk set {VERSION}" in captured.err and "loading the embedding model" in captured.err
+    assert "answered by hybrid" in captured.out
+    assert main(base + ["--retriever", "bm25"]) == 0
+    captured = capsys.readouterr()
+    assert "bm25 search" in captured.err and "embedding model" not in captured.err
+    assert "answered by bm25" in captured.out
+    assert main(base + ["--json", "--retriever", "bm25"]) == 0
+    assert {h["retriever"] for h in json.loads(capsys.readouterr().out)} == {"bm25"}
+    # a chunk set without a dense index: the default falls back to bm25 and says why
+    import shutil
+
+    shutil.rmtree(ws.index_dir(VERSION) / "dense")
+    assert main(base) == 0
+    captured = capsys.readouterr()
+    assert "bm25 search" in captured.err and "has none" in captured.err and "answered by bm25" in captured.out
+    assert main(base + ["--retriever", "hybrid"]) == 1
+    assert "no hybrid index" in capsys.readouterr().err
