@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # one module per command group; each defines register(subparsers)
-COMMAND_MODULES = ("run", "corpus", "facts", "edgar", "search")
+COMMAND_MODULES = ("run", "corpus", "facts", "edgar", "search", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
