@@ -2,7 +2,7 @@
 sensors and resources. ``dagster dev`` (see workspace.yaml) loads this module."""
 from __future__ import annotations
 
-from dagster import Definitions
+from dagster import Definitions, in_process_executor
 
 from .assets.checks import ASSET_CHECKS
 from .assets.chunks import chunk_sets
@@ -39,7 +39,8 @@ def resources(pipeline: PipelineResource | None = None) -> dict:
         return {"pipeline": PipelineResource(), **XBRL_RESOURCES}
     settings = pipeline.settings()
     return {"pipeline": pipeline,
-            "facts_store": FactsStoreResource(db_path=str(settings.facts_db), corpus_dir=str(settings.corpus_dir))}
+            "facts_store": FactsStoreResource(db_path=str(settings.facts_db), corpus_dir=str(settings.corpus_dir),
+                                              **pipeline.remote())}
 
 
 defs = Definitions(
@@ -49,4 +50,10 @@ defs = Definitions(
     schedules=SCHEDULES,
     sensors=[*SENSORS, automation_sensor()],
     resources=resources(),
+    # A run's steps run in its own process, one after the other: a chunk set's steps are a
+    # chain (chunks -> indexes -> evaluation), and a process per step would import Dagster,
+    # torch and the project again (~5 s each). Parallelism is across runs: one run per chunk
+    # set (finchunk run --jobs N, a backfill under max_concurrent_runs, K8sRunLauncher);
+    # deploy/k8s/definitions.py puts each step in its own pod instead.
+    executor=in_process_executor,
 )

@@ -43,6 +43,12 @@ class Workspace:
         return self.root / "parsed_manifest.parquet"
 
     @property
+    def gold_passages_path(self) -> Path:
+        """The corpus's passages with every span resolved into the parsed text (pdf quotes
+        included; written by parsed_blocks, read by evaluation and the spans gate)."""
+        return self.root / "gold_passages.parquet"
+
+    @property
     def chunks(self) -> ChunkStore:
         return ChunkStore(self.root / "chunks")
 

@@ -70,3 +70,35 @@ def chunkers_file(tmp_path) -> Path:
     path = tmp_path / "chunkers.yaml"
     path.write_text(BM25_ONLY_CHUNKERS)
     return path
+
+
+# --- real servers on 127.0.0.1 for the scale-out tests (tests/servers.py) -----------------------
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    from .servers import start_postgres
+
+    try:
+        server = start_postgres()
+    except FileNotFoundError as exc:  # only when the server software is genuinely not installed
+        pytest.skip(f"PostgreSQL server not available: {exc}")
+    import atexit
+
+    atexit.register(server.stop)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    from .servers import start_s3
+
+    try:
+        server = start_s3()
+    except FileNotFoundError as exc:
+        pytest.skip(f"S3 API server not available: {exc}")
+    import atexit
+
+    atexit.register(server.stop)  # also when the session ends abnormally
+    yield server
+    server.stop()

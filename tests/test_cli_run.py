@@ -3,6 +3,7 @@ chunk set fails."""
 from __future__ import annotations
 
 import json
+import re
 
 from finchunk_pipeline.chunking.registry import STRATEGIES
 from finchunk_pipeline.chunking.strategy import Strategy
@@ -51,3 +52,21 @@ def test_invalid_corpus_is_a_clear_error(tmp_path, chunkers_file, monkeypatch, c
     (tmp_path / "empty").mkdir()
     assert main(_args(tmp_path, tmp_path / "empty", chunkers_file)) == 1
     assert "documents.parquet: required file missing" in capsys.readouterr().err
+
+
+def test_run_with_jobs_runs_chunk_sets_as_concurrent_runs(tmp_path, default_corpus_copy, chunkers_file,
+                                                         monkeypatch, capsys):
+    from dagster import DagsterInstance
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    assert main(_args(tmp_path, default_corpus_copy, chunkers_file) + ["--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "4 runs, 2 at a time" in out and re.search(r"evaluation_report \.\.\.\s+done", out)
+    report = json.loads((tmp_path / "out" / "evaluation.json").read_text())
+    assert {e["name"] for e in report["chunk_sets"]} == {"fixed", "recursive", "structure-h"}
+    with DagsterInstance.get() as instance:  # each chunk set its own run in the persistent instance
+        runs = instance.get_runs()
+        assert sorted(r.tags.get("dagster/partition") for r in runs if r.tags.get("dagster/partition")) == \
+            ["fixed", "recursive", "structure-h"]
+        assert all(r.is_success for r in runs)
+        assert len({r.run_id for r in runs}) == len(runs) == 6  # documents, 3 chunk sets, xbrl, report

@@ -91,12 +91,14 @@ def test_bad_documents_are_recorded_not_fatal(tmp_path):
         {"doc_id": "empty", "text": "   \n"},
         {"doc_id": "binary", "text": "\x00\x01\x02\x03" * 100},
         {"doc_id": "weird-type", "text": TEXT, "doc_type": "tweet"},
-        {"doc_id": "weird-format", "text": TEXT, "format": "pdf"},
+        {"doc_id": "weird-format", "text": TEXT, "format": "docx"},
+        {"doc_id": "pdf-as-text", "text": TEXT, "format": "pdf"},
     ])
     corpus = load_corpus(folder)
     probs = corpus.document_problems
-    assert set(probs) == {"empty", "binary", "weird-type", "weird-format"}
+    assert set(probs) == {"empty", "binary", "weird-type", "weird-format", "pdf-as-text"}
     assert probs["empty"] == "text is empty"
     assert "binary" in probs["binary"]
     assert "unknown doc_type 'tweet'" in probs["weird-type"]
-    assert "unknown format 'pdf'" in probs["weird-format"]
+    assert "unknown format 'docx'" in probs["weird-format"]
+    assert "format pdf is given as a file in 'path'" in probs["pdf-as-text"]

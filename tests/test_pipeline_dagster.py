@@ -25,7 +25,8 @@ def parser_calls(monkeypatch):
         def counting(doc_id, text, meta, _fn=spec.fn):
             calls.append(doc_id)
             return _fn(doc_id, text, meta)
-        monkeypatch.setitem(registry._PARSERS, name, registry.ParserSpec(spec.name, spec.version, counting))
+        monkeypatch.setitem(registry._PARSERS, name, registry.ParserSpec(spec.name, spec.version, counting,
+                                                                         spec.input))
     return calls
 
 

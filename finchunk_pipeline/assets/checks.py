@@ -27,10 +27,11 @@ from dagster import (AssetCheckExecutionContext, AssetCheckResult, AssetCheckSev
 
 from ..chunking.store import spans_of
 from ..evaluation.coverage import coverage_fraction, merge_spans
+from ..evaluation.gold_resolution import scorable as resolved_only
 from ..evaluation.history import load_history
 from ..evaluation.scope import scorable_questions
 from .chunks import chunk_sets
-from .evaluation import retrieval_evaluation
+from .evaluation import gold_passages, retrieval_evaluation
 from .partitions import chunk_set_partitions
 from .resources import PipelineResource
 
@@ -77,21 +78,29 @@ def gold_passages_coverable(context: AssetCheckExecutionContext, pipeline: Pipel
     ws, corpus = pipeline.workspace(), pipeline.corpus()
     if not corpus.labelled:
         return AssetCheckResult(passed=True, metadata={"note": "corpus has no labelled questions"})
-    pipeline.pull(ws.manifest_path, ws.chunks.dir(config.version_name))
+    pipeline.pull(ws.manifest_path, ws.gold_passages_path, ws.chunks.dir(config.version_name))
     # only documents that were chunked are judged: questions on rejected documents are left
-    # out of scoring (evaluation/scope.py), so their passages cannot fail the gate
+    # out of scoring (evaluation/scope.py), so their passages cannot fail the gate; pdf quotes
+    # the extraction could not place (unresolved) are reported, not a chunking failure
     chunked = pq.read_table(ws.manifest_path, columns=["doc_id"]).column("doc_id").to_pylist()
-    scope = scorable_questions(corpus.questions, corpus.passages, chunked)
+    passages = gold_passages(ws)
+    if passages is None:
+        raise RuntimeError(f"{ws.gold_passages_path} is missing: materialize parsed_blocks first")
+    scope = scorable_questions(corpus.questions, passages, chunked)
     gold_ids = {p for v in scope.questions["gold_passages"] if v is not None for p in v}
+    unresolved = sorted(gold_ids - set(resolved_only(passages)["passage_id"]))
+    passages = resolved_only(passages)
     chunks = ws.chunks.read(config.version_name, columns=["doc_id", "spans"])
-    lost = unreachable_passages(chunks, corpus.passages, gold_ids)
-    split = uncoverable_passages(chunks, corpus.passages, gold_ids)
+    lost = unreachable_passages(chunks, passages, gold_ids)
+    split = uncoverable_passages(chunks, passages, gold_ids)
     return AssetCheckResult(
         passed=not lost, severity=AssetCheckSeverity.ERROR,
         metadata={"gold_passages": len(gold_ids), "unreachable": len(lost),
                   "questions_on_rejected_documents": len(scope.excluded_ids),
                   "rejected_documents": MetadataValue.json(scope.missing_documents),
                   "uncoverable": len(split),  # no single chunk covers >= 50% of them
+                  "unresolved_quotes": len(unresolved),  # pdf page + quote not found in our text
+                  "unresolved_examples": MetadataValue.json(unresolved[:20]),
                   "unreachable_examples": MetadataValue.json(sorted(lost)[:20]),
                   "uncoverable_examples": MetadataValue.json(sorted(split)[:20])},
         description=None if not lost else f"{len(lost)} gold passages not covered by the chunk set at all")

@@ -12,18 +12,7 @@ from .partitions import chunk_set_partitions
 from .resources import PipelineResource
 
 
-@asset(
-    group_name="chunking",
-    deps=[parsed_blocks],
-    partitions_def=chunk_set_partitions,
-    code_version=stable_hash({n: s.version for n, s in STRATEGIES.items()}, n=8),
-    description="Chunks of one chunker configuration (partition = its name in the chunker config "
-                "file), built from persisted parsed blocks only. Stored under the configuration's "
-                "version name (name + config hash); an identical existing set is reused for free.",
-    kinds={"parquet"},
-)
-def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
-    config = pipeline.chunker_config(context.partition_key)
+def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     ws = pipeline.workspace()
     pipeline.pull(ws.manifest_path, ws.settings.blocks_dir, ws.chunks.dir(config.version_name))
     parsed = pq.read_table(ws.manifest_path).to_pandas()
@@ -64,3 +53,19 @@ def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> Ma
         },
         data_version=DataVersion(m["inputs"]),
     )
+
+
+@asset(
+    group_name="chunking",
+    deps=[parsed_blocks],
+    partitions_def=chunk_set_partitions,
+    code_version=stable_hash({n: s.version for n, s in STRATEGIES.items()}, n=8),
+    description="Chunks of one chunker configuration (partition = its name in the chunker config "
+                "file), built from persisted parsed blocks only. Stored under the configuration's "
+                "version name (name + config hash); an identical existing set is reused for free.",
+    kinds={"parquet"},
+)
+def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+    config = pipeline.chunker_config(context.partition_key)
+    with pipeline.claim(f"chunks/{config.version_name}", context.log):  # built once, however many runs ask
+        return _chunk_sets(context, pipeline, config)

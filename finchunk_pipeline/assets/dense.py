@@ -20,21 +20,10 @@ DENSE_VERSION = "1"
 DENSE_KIND_ENV = "FINCHUNK_DENSE_INDEX"  # "flat" (default, exact) or "hnsw" (approximate, for large sets)
 
 
-@asset(
-    group_name="dense_indexing",
-    deps=[chunk_sets],
-    partitions_def=chunk_set_partitions,
-    code_version=DENSE_VERSION,
-    description="FAISS IndexFlatIP over normalised sentence embeddings (all-MiniLM-L6-v2 by default, "
-                "offline) of each chunk's embedding_text; embeddings cached by text hash. Skipped for "
-                "chunk sets declared with dense: false, and when no evaluated retriever (dense, hybrid) needs it.",
-    kinds={"faiss"},
-)
-def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+def _faiss_index(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     from ..chunking.tokens import default_model_path
     from ..index.embed import model_id
 
-    config = pipeline.chunker_config(context.partition_key)
     if not config.dense:
         context.log.info(f"{config.name}: dense: false in the chunker config, no dense index")
         return MaterializeResult(metadata={"version": config.version_name, "skipped": True,
@@ -89,6 +78,22 @@ def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> M
         },
         data_version=DataVersion(key),
     )
+
+
+@asset(
+    group_name="dense_indexing",
+    deps=[chunk_sets],
+    partitions_def=chunk_set_partitions,
+    code_version=DENSE_VERSION,
+    description="FAISS IndexFlatIP over normalised sentence embeddings (all-MiniLM-L6-v2 by default, "
+                "offline) of each chunk's embedding_text; embeddings cached by text hash. Skipped for "
+                "chunk sets declared with dense: false, and when no evaluated retriever (dense, hybrid) needs it.",
+    kinds={"faiss"},
+)
+def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+    config = pipeline.chunker_config(context.partition_key)
+    with pipeline.claim(f"dense/{config.version_name}", context.log):  # built once, however many runs ask
+        return _faiss_index(context, pipeline, config)
 
 
 DENSE_ASSETS = [faiss_index]

@@ -3,6 +3,7 @@
 import pandas as pd
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
+from ..evaluation.gold_resolution import resolve_from_blocks, summary, to_table
 from ..fetch.local import ingest_corpus
 from ..fetch.raw_store import RawStore
 from ..parse.registry import parsers_version
@@ -57,16 +58,7 @@ def raw_documents(context: AssetExecutionContext, pipeline: PipelineResource) ->
     )
 
 
-@asset(
-    group_name="documents",
-    deps=[raw_documents],
-    code_version=parsers_version(),
-    description="Parses every raw document once per (content hash, parser version) into blocks "
-                "with offsets into the raw text, stored as Parquet under blocks/parser=<version>/. "
-                "Writes parse_report.json to the run output folder.",
-    kinds={"parquet"},
-)
-def parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+def _parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     ws = pipeline.workspace()
     pipeline.pull(raw_manifest_path(pipeline), ws.settings.raw_dir, ws.settings.blocks_dir)
     full = pq.read_table(raw_manifest_path(pipeline)).to_pandas()
@@ -79,7 +71,18 @@ def parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) ->
     meta_cols = [c for c in docs.columns if c not in ("sha",)]
     manifest = docs[meta_cols].merge(ok[["doc_id", "sha", "parser_key"]], on="doc_id") if len(ok) else docs.iloc[0:0]
     write_parquet(ws.manifest_path, pa.Table.from_pandas(manifest, preserve_index=False))
-    pipeline.push(ws.settings.blocks_dir, ws.manifest_path)
+    gold = None
+    passages = pipeline.corpus().passages
+    if passages is not None:
+        gold = resolve_from_blocks(passages, manifest, ws.blocks)
+        write_parquet(ws.gold_passages_path, to_table(gold))
+        resolution = summary(gold)
+        if resolution["unresolved"]:
+            context.log.warning(f"{resolution['unresolved']} of {resolution['passages']} quoted gold passages "
+                                f"unresolved: {resolution['problems']}")
+    elif ws.gold_passages_path.exists():
+        ws.gold_passages_path.unlink()
+    pipeline.push(ws.settings.blocks_dir, ws.manifest_path, *([ws.gold_passages_path] if gold is not None else []))
     write_json(ws.settings.out_dir / "parse_report.json", {
         "parsers": parsers_version(), "parsed": report.parsed, "reused": report.reused,
         "failed": report.failed, "documents": report.rows,
@@ -102,6 +105,22 @@ def parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) ->
             "blocks_by_kind": MetadataValue.json(counts),
             "seconds": round(report.seconds, 2),
             "errors": MetadataValue.json({r["doc_id"]: r["error"] for r in report.rows if r["error"]}),
+            "gold_resolution": MetadataValue.json(summary(gold)),
         },
         data_version=DataVersion(version),
     )
+
+
+@asset(
+    group_name="documents",
+    deps=[raw_documents],
+    code_version=parsers_version(),
+    description="Parses every raw document once per (content hash, parser version) into blocks "
+                "with offsets into the raw text, stored as Parquet under blocks/parser=<version>/. "
+                "Writes parse_report.json to the run output folder, and the corpus's gold passages "
+                "resolved into the parsed text (pdf page + quote) as gold_passages.parquet.",
+    kinds={"parquet"},
+)
+def parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+    with pipeline.claim("parse", context.log):  # one parse of a corpus at a time on a data root
+        return _parsed_blocks(context, pipeline)

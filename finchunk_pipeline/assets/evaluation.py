@@ -8,6 +8,7 @@ import pyarrow.parquet as pq
 from dagster import (AssetExecutionContext, AutomationCondition, DataVersion, MaterializeResult,
                      MetadataValue, asset)
 
+from ..evaluation.gold_resolution import summary as gold_resolution_summary
 from ..evaluation.plots import write_plots
 from ..evaluation.history import append_history
 from ..evaluation.report import build_report, render_markdown, write_report
@@ -102,6 +103,14 @@ def _file_sha(path) -> str | None:
     return sha256_bytes(path.read_bytes()) if path is not None and path.exists() else None
 
 
+def gold_passages(ws):
+    """The corpus's passages resolved into the parsed text (parsed_blocks writes them: pdf
+    quotes resolved, unresolved ones with an empty span), or None for an unlabelled corpus."""
+    if not ws.gold_passages_path.exists():
+        return None
+    return pq.read_table(ws.gold_passages_path).to_pandas()
+
+
 def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource) -> str:
     """Everything an evaluation reads: unchanged inputs make re-running it free."""
     markers = {f.name: read_json(f).get("inputs") for f in sorted(index_dir.glob("*.json"))} if index_dir.exists() else {}
@@ -109,11 +118,12 @@ def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource) -
         "version": EVALUATION_VERSION, "code": EVALUATION_CODE, "chunks": manifest["inputs"], "indexes": markers,
         "questions": _file_sha(corpus.path / "questions.parquet"),
         "passages": _file_sha(corpus.path / "passages.parquet"),
+        "gold": _file_sha(pipeline.workspace().gold_passages_path),
         "retrievers": pipeline.retriever_names(), "model": pipeline.model(), "expand": EXPAND_MAX_CHARS,
     })
 
 
-def _evaluate(context, config, ws, corpus, questions, pipeline: PipelineResource, base: dict) -> list[dict]:
+def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResource, base: dict) -> list[dict]:
     """Every available retriever x mode over one chunk set, on the scorable ``questions``."""
     index_dir = ws.index_dir(config.version_name)
     chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
@@ -128,28 +138,17 @@ def _evaluate(context, config, ws, corpus, questions, pipeline: PipelineResource
         retriever = load_retriever(name, index_dir, chunks, pipeline.model())
         own = retriever_index_bytes(name, index_dir)
         for mode in (*MODES, EXPANDED):
-            summary = evaluate_retriever(retriever, chunks, corpus.passages, questions, mode,
+            summary = evaluate_retriever(retriever, chunks, passages, questions, mode,
                                          expander=expander).summary()
             entries.append({**base, "index_bytes_retriever": own, **summary})
             context.log.info(f"{config.name} {name} {mode}: recall@3 = {summary['curve'][2]['recall']:.3f}")
     return entries
 
 
-@asset(
-    group_name="evaluation",
-    deps=[bm25_index, faiss_index],
-    partitions_def=chunk_set_partitions,
-    code_version=f"{EVALUATION_VERSION}-{EVALUATION_CODE}",
-    description="recall@k (k = 1..10), full coverage and characters delivered; recall at character budgets "
-                "(500..3000); character precision / IoU and answer containment (k = 5 and 1500 chars), for "
-                "one chunk set, per retriever, globally / filtered to the question's documents (/ expanded), "
-                "overall, by question type and on the table and footnote slices.",
-)
-def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
-    config = pipeline.chunker_config(context.partition_key)
+def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     ws = pipeline.workspace()
     corpus = pipeline.corpus()
-    pipeline.pull(ws.manifest_path, ws.settings.blocks_dir, ws.chunks.dir(config.version_name),
+    pipeline.pull(ws.manifest_path, ws.gold_passages_path, ws.settings.blocks_dir, ws.chunks.dir(config.version_name),
                   ws.index_dir(config.version_name), ws.evaluation_dir(config.version_name),
                   ws.root / "evaluations" / "history", ws.settings.embeddings_dir)
     manifest = ws.chunks.manifest(config.version_name)
@@ -173,19 +172,25 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
         payload = previous
         entries = payload["entries"]
     else:
-        scope = None
+        scope = resolution = None
+        passages = gold_passages(ws)
         if corpus.labelled:
+            if passages is None:
+                raise RuntimeError(f"{ws.gold_passages_path} is missing: materialize parsed_blocks first")
             parsed = pq.read_table(ws.manifest_path, columns=["doc_id"]).column("doc_id").to_pylist()
-            scope = scorable_questions(corpus.questions, corpus.passages, parsed)
+            scope = scorable_questions(corpus.questions, passages, parsed)
             if scope.excluded_ids:
                 context.log.warning(f"{len(scope.excluded_ids)} questions on rejected documents "
                                     f"{scope.missing_documents} left out of scoring")
-        entries = _evaluate(context, config, ws, corpus, scope.questions, pipeline, base) if scope else []
+            resolution = gold_resolution_summary(
+                passages, {p for v in scope.questions["gold_passages"] if v is not None for p in v})
+        entries = _evaluate(context, config, ws, passages, scope.questions, pipeline, base) if scope else []
         if not corpus.labelled:
             context.log.warning(f"corpus {corpus.name} has no labelled questions: nothing to score")
         payload = {"corpus": corpus.name, "labelled": corpus.labelled,
                    "questions": 0 if corpus.questions is None else len(corpus.questions),
                    "excluded": scope.summary() if scope else None,
+                   "gold_resolution": resolution,
                    "inputs": key, "chunk_set": base, "entries": entries}
         write_json(path, payload)
         if entries:
@@ -206,6 +211,22 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
 
 @asset(
     group_name="evaluation",
+    deps=[bm25_index, faiss_index],
+    partitions_def=chunk_set_partitions,
+    code_version=f"{EVALUATION_VERSION}-{EVALUATION_CODE}",
+    description="recall@k (k = 1..10), full coverage and characters delivered; recall at character budgets "
+                "(500..3000); character precision / IoU and answer containment (k = 5 and 1500 chars), for "
+                "one chunk set, per retriever, globally / filtered to the question's documents (/ expanded), "
+                "overall, by question type and on the table and footnote slices.",
+)
+def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+    config = pipeline.chunker_config(context.partition_key)
+    with pipeline.claim(f"evaluation/{config.name}", context.log):  # built once, however many runs ask
+        return _retrieval_evaluation(context, pipeline, config)
+
+
+@asset(
+    group_name="evaluation",
     deps=[retrieval_evaluation, point_in_time_evaluation],
     automation_condition=AutomationCondition.eager(),
     description="Every declared chunk set side by side: evaluation.json and evaluation.md in the "
@@ -215,7 +236,7 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
     ws = pipeline.workspace()
     corpus = pipeline.corpus()
     pipeline.pull(ws.root / "evaluations", ws.root / PIT_FILE)
-    entries, missing, excluded = [], [], None
+    entries, missing, excluded, resolution = [], [], None, None
     for config in pipeline.chunker_configs():
         path = ws.evaluation_dir(config.version_name) / "evaluation.json"
         if not path.exists():
@@ -224,10 +245,13 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
         data = read_json(path)
         entries.extend(data["entries"] or [{**data["chunk_set"]}])
         excluded = excluded or data.get("excluded")
+        resolution = resolution or data.get("gold_resolution")
     if missing:
         context.log.warning(f"chunk sets not evaluated yet (materialize their partitions): {missing}")
     questions = 0 if corpus.questions is None else len(corpus.questions)
     report = build_report(corpus.name, questions, entries, excluded)
+    if resolution is not None:  # pdf quotes resolved into the parsed text (evaluation/gold_resolution.py)
+        report["gold_resolution"] = resolution
     pit_path = ws.root / PIT_FILE
     if pit_path.exists():
         pit = read_json(pit_path)

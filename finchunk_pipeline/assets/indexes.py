@@ -13,16 +13,7 @@ from .resources import PipelineResource
 BM25_VERSION = "1"
 
 
-@asset(
-    group_name="indexing",
-    deps=[chunk_sets],
-    partitions_def=chunk_set_partitions,
-    code_version=BM25_VERSION,
-    description="BM25Okapi (rank-bm25 scores, sparse matrices) over each chunk's embedding_text, "
-                "tokens lowercased, accents stripped, stop words removed.",
-)
-def bm25_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
-    config = pipeline.chunker_config(context.partition_key)
+def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     ws = pipeline.workspace()
     folder = ws.index_dir(config.version_name)
     marker = folder / "bm25.json"
@@ -48,3 +39,17 @@ def bm25_index(context: AssetExecutionContext, pipeline: PipelineResource) -> Ma
         },
         data_version=DataVersion(key),
     )
+
+
+@asset(
+    group_name="indexing",
+    deps=[chunk_sets],
+    partitions_def=chunk_set_partitions,
+    code_version=BM25_VERSION,
+    description="BM25Okapi (rank-bm25 scores, sparse matrices) over each chunk's embedding_text, "
+                "tokens lowercased, accents stripped, stop words removed.",
+)
+def bm25_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
+    config = pipeline.chunker_config(context.partition_key)
+    with pipeline.claim(f"bm25/{config.version_name}", context.log):  # built once, however many runs ask
+        return _bm25_index(context, pipeline, config)

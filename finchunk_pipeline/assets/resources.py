@@ -25,6 +25,11 @@ class PipelineResource(ConfigurableResource):
     chunkers_file: str = ""
     model_path: str = ""
     data_url: str = ""  # remote data root (fsspec URL); "" = FINCHUNK_DATA_URL or none (local only)
+    # endpoint of an S3 API server (MinIO, Ceph, ...); "" = FINCHUNK_DATA_ENDPOINT_URL or the default
+    data_endpoint_url: str = ""
+    # fsspec storage options as a JSON object (credentials, client_kwargs, ...), merged over
+    # FINCHUNK_DATA_STORAGE_OPTIONS; use dagster.EnvVar to keep secrets out of run config
+    data_storage_options: str = ""
     # comma-separated retrievers the evaluation runs; "" = FINCHUNK_RETRIEVERS or all of them
     retrievers: str = ""
 
@@ -43,7 +48,23 @@ class PipelineResource(ConfigurableResource):
     def _mirror(self):
         from ..remote import mirror_from_env
 
-        return mirror_from_env(self.settings().data_root, self.data_url or None)
+        return mirror_from_env(self.settings().data_root, self.data_url or None,
+                               self.data_endpoint_url or None, self.data_storage_options or None)
+
+    def remote(self) -> dict:
+        """The remote data root settings as given to this resource (for FactsStoreResource)."""
+        return {"data_url": self.data_url, "data_endpoint_url": self.data_endpoint_url,
+                "data_storage_options": self.data_storage_options}
+
+    def claim(self, key: str, log=None):
+        """Hold the claim on building ``key`` (claims.py): other runs on this data root (and,
+        with a remote data root, on other machines) wait, then find it built and reuse it.
+        ``key`` is scoped to this corpus."""
+        from ..claims import claim
+
+        ws = self.workspace()
+        return claim(f"{ws.root.name}/{key}", ws.settings.data_root, self._mirror(),
+                     log=getattr(log, "info", log))
 
     def _rels(self, paths) -> list[str]:
         root = self.settings().data_root

@@ -8,6 +8,7 @@ Wire-up (definitions.py): ``assets=[..., *XBRL_ASSETS]``, ``asset_checks=XBRL_CH
 ``resources={..., **XBRL_RESOURCES}`` (key "facts_store").
 """
 
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -26,10 +27,32 @@ class FactsStoreResource(ConfigurableResource):
     companyfacts_paths: list[str] = Field(default_factory=list)  # SEC companyfacts JSON files
     tickers: dict[str, str] = Field(default_factory=dict)  # CIK -> ticker for companyfacts files
     as_of: str = ""  # xbrl_quarterly as known at this date/datetime; "" = now
+    # remote data root (remote.py): the facts file is pulled before and pushed after each
+    # write, so the xbrl branch runs on any worker; "" = FINCHUNK_DATA_URL / ... or local only
+    data_url: str = ""
+    data_endpoint_url: str = ""
+    data_storage_options: str = ""
 
+    @contextmanager
     def open(self, read_only: bool = False):
+        """The facts store, held under the claim on the facts file: DuckDB allows one writing
+        process per file, so runs on one data root (or, with a remote data root, on any
+        machine) take turns; with a remote data root the file is pulled first and, after a
+        write, pushed back."""
+        from ..claims import claim
+        from ..remote import mirror_from_env
         from ..xbrl.store import FactsStore
-        return FactsStore(self.db_path, read_only=read_only)
+
+        db = Path(self.db_path)
+        mirror = mirror_from_env(db.parent, self.data_url or None, self.data_endpoint_url or None,
+                                 self.data_storage_options or None)
+        with claim(db.name, db.parent, mirror):
+            if mirror is not None:
+                mirror.pull(db.name)
+            with FactsStore(db, read_only=read_only) as store:
+                yield store
+            if mirror is not None and not read_only:
+                mirror.push(db.name)
 
     def as_of_value(self):
         return self.as_of or datetime.now(timezone.utc)

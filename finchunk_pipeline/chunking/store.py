@@ -69,14 +69,23 @@ class ChunkStore:
         return self.dir(version_name) / "manifest.json"
 
     def manifest(self, version_name: str) -> dict | None:
-        p = self.manifest_path(version_name)
-        return read_json(p) if p.exists() and self.path(version_name).exists() else None
+        """The manifest of a complete chunk set, else None. The manifest records the size of
+        the Parquet file it describes: a data file replaced after it (a rebuild in progress,
+        or one that died between the two writes) does not pass for complete."""
+        p, data = self.manifest_path(version_name), self.path(version_name)
+        if not (p.exists() and data.exists()):
+            return None
+        m = read_json(p)
+        if "data_bytes" in m and m["data_bytes"] != data.stat().st_size:
+            return None
+        return m
 
     def write(self, version_name: str, table: pa.Table, manifest: dict) -> Path:
-        """``table``: chunks_to_table(chunks)."""
-        self.manifest_path(version_name).unlink(missing_ok=True)  # incomplete until rewritten
+        """``table``: chunks_to_table(chunks). Nothing published is removed first: the data
+        file is replaced atomically, then the manifest (the completion mark) that names its
+        size. Callers hold the build's claim (claims.py), so writers never interleave."""
         path = write_parquet(self.path(version_name), table)
-        write_json(self.manifest_path(version_name), manifest)  # written last: marks completion
+        write_json(self.manifest_path(version_name), {**manifest, "data_bytes": path.stat().st_size})
         return path
 
     def read(self, version_name: str, columns: list[str] | None = None) -> pd.DataFrame:

@@ -1,4 +1,5 @@
-"""``finchunk corpus synth --out DIR --seed N [--issuers N]`` and ``finchunk corpus validate DIR``."""
+"""``finchunk corpus synth --out DIR --seed N [--issuers N]``, ``finchunk corpus validate DIR`` and
+``finchunk corpus from-files DIR --out CORPUS [--metadata meta.csv] [--questions q.csv]``."""
 from __future__ import annotations
 
 import argparse
@@ -21,6 +22,15 @@ def register(subparsers) -> None:
     validate.add_argument("dir")
     validate.add_argument("-v", "--verbose", action="store_true")
     validate.set_defaults(func=_validate)
+
+    ff = sub.add_parser("from-files", help="a corpus folder from a folder of PDF / HTML / Markdown / text files")
+    ff.add_argument("dir", help="folder of documents (searched recursively)")
+    ff.add_argument("--out", required=True, help="corpus folder to write")
+    ff.add_argument("--metadata", default=None, help="CSV: file, then any documents column (title, doc_type, ...)")
+    ff.add_argument("--questions", default=None,
+                    help="CSV: question_id, question, file, [question_type, answer, page, quote]")
+    ff.add_argument("-v", "--verbose", action="store_true")
+    ff.set_defaults(func=_from_files)
 
 
 def _synth(args: argparse.Namespace) -> int:
@@ -57,4 +67,25 @@ def _validate(args: argparse.Namespace) -> int:
         print(f"{pq.ParquetFile(corpus.xbrl_facts_path).metadata.num_rows} xbrl facts")
     for doc_id, why in corpus.document_problems.items():
         print(f"unusable document {doc_id}: {why}")
+    return 0
+
+
+def _from_files(args: argparse.Namespace) -> int:
+    from finchunk_pipeline.corpus import load_corpus
+    from finchunk_pipeline.corpus.from_files import build_corpus
+
+    t0 = time.perf_counter()
+    result = build_corpus(args.dir, args.out, args.metadata, args.questions)
+    for rel, why in result.skipped.items():
+        print(f"skipped {rel}: {why}")
+    for note in result.notes:
+        print(f"note: {note}")
+    corpus = load_corpus(args.out)  # what the pipeline will read: validated now
+    formats = corpus.documents["format"].value_counts().to_dict()
+    print(f"wrote {args.out} in {time.perf_counter() - t0:.1f} s: {result.documents} documents "
+          f"({', '.join(f'{n} {f}' for f, n in sorted(formats.items()))})"
+          + (f", {result.questions} questions, {result.passages} passages" if args.questions else ""))
+    for doc_id, why in corpus.document_problems.items():
+        print(f"unusable document {doc_id}: {why}")
+    print(f"next: finchunk run --corpus {args.out}")
     return 0

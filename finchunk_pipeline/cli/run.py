@@ -37,6 +37,9 @@ def register(sub) -> None:
     p.add_argument("--chunkers", help="chunker config file (default: data/chunkers.yaml)")
     p.add_argument("--chunk-sets", help="comma-separated chunk-set names to run (default: all declared)")
     p.add_argument("--retrievers", default=None, help="comma-separated retrievers to evaluate (default: all available)")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="chunk sets (and the xbrl branch) to run at once, each in its own process "
+                        "and Dagster run (default: 1, one after the other)")
     p.add_argument("-v", "--verbose", action="store_true", help="Dagster's own logs and full tracebacks")
     p.set_defaults(func=run)
 
@@ -53,10 +56,11 @@ def run(args) -> int:
     from ..assets.resources import PipelineResource
     from ..assets.documents import parsed_blocks, raw_documents
     from ..assets.evaluation import evaluation_report
-    from ..assets.partitions import chunk_set_partitions
     from ..definitions import ALL_CHECKS, PIPELINE_ASSETS, partitioned_assets, resources, xbrl_assets
 
-    pipeline = PipelineResource(
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+    pipeline_config = dict(
         corpus_dir=str(Path(args.corpus).resolve()) if args.corpus else "",
         out_dir=str(Path(args.out).resolve()) if args.out else "",
         data_root=str(Path(args.data).resolve()) if args.data else "",
@@ -64,6 +68,7 @@ def run(args) -> int:
         data_url=args.data_url or "",
         retrievers=args.retrievers or "",  # "" = FINCHUNK_RETRIEVERS or all
     )
+    pipeline = PipelineResource(**pipeline_config)
     settings = pipeline.settings()
     corpus = pipeline.corpus()  # validate before starting anything
     configs = pipeline.chunker_configs()
@@ -73,22 +78,21 @@ def run(args) -> int:
         if unknown:
             raise ValueError(f"unknown chunk sets {unknown}; declared in {settings.chunkers_file}: {[c.name for c in configs]}")
         configs = [c for c in configs if c.name in wanted]
-    from ..chunking.registry import STRATEGIES
+    from ..assets.sensors import apply_partition_changes, partition_changes
 
-    for c in [c for c in configs if not STRATEGIES[c.strategy].available()]:
-        print(f"note: chunk set {c.name!r} skipped: strategy {c.strategy!r} needs the optional module "
-              f"{STRATEGIES[c.strategy].requires!r} (pip install -e '.[baselines]')")
+    instance = DagsterInstance.get()
+    changes = partition_changes(pipeline, instance)
+    for c in [c for c in configs if c.name in changes.skipped]:
+        print(f"note: chunk set {c.name!r} skipped: {changes.skipped[c.name]} (pip install -e '.[baselines]')")
         configs.remove(c)
     print(f"corpus   {corpus.path}  ({len(corpus.documents)} documents, "
           f"{0 if corpus.questions is None else len(corpus.questions)} questions)")
-    print(f"data     {settings.data_root}\nout      {settings.out_dir}\nretrievers {pipeline.retriever_names()}")
-
-    instance = DagsterInstance.get()
+    print(f"data     {settings.data_root}\nout      {settings.out_dir}\nretrievers {pipeline.retriever_names()}"
+          + (f"\njobs     {args.jobs}" if args.jobs > 1 else ""))
     _reap(instance)
-    known = set(instance.get_dynamic_partitions(chunk_set_partitions.name))
-    new = [c.name for c in configs if c.name not in known]
-    if new:
-        instance.add_dynamic_partitions(chunk_set_partitions.name, new)
+    # register what runs now; retiring undeclared partitions is the sensor's job (another
+    # chunker file may have registered them)
+    apply_partition_changes(changes, instance, retire=False)
     run_resources = resources(pipeline)
     quiet = None if args.verbose else {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     assets = [*PIPELINE_ASSETS, *ALL_CHECKS]  # checks run with the assets they gate
@@ -120,10 +124,16 @@ def run(args) -> int:
         if not step("documents: raw_documents, parsed_blocks", selection=[raw_documents, parsed_blocks]):
             print("\n".join(["", "the documents stage failed; nothing else can run:", *failures]), file=sys.stderr)
             return 1
-        for i, config in enumerate(configs, 1):
-            step(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation",
-                 selection=partitioned_assets(), partition_key=config.name)
-        step("xbrl: facts into DuckDB, derived quarters, point-in-time answers", selection=xbrl_assets())
+        xbrl_label = "xbrl: facts into DuckDB, derived quarters, point-in-time answers"
+        if args.jobs > 1:
+            tasks = [(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation", config.name)
+                     for i, config in enumerate(configs, 1)] + [(xbrl_label, None)]
+            failures.extend(run_concurrently(tasks, pipeline_config, quiet, args.jobs))
+        else:
+            for i, config in enumerate(configs, 1):
+                step(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation",
+                     selection=partitioned_assets(), partition_key=config.name)
+            step(xbrl_label, selection=xbrl_assets())
         step("evaluation_report", selection=[evaluation_report])
         print(f"finished in {time.perf_counter() - t_all:.1f}s")
         report = settings.out_dir / "evaluation.md"
@@ -160,6 +170,53 @@ def run(args) -> int:
 def _status(instance, run_id: str) -> str | None:
     run = instance.get_run_by_id(run_id)
     return None if run is None else run.status.value
+
+
+def _run_task(pipeline_config: dict, partition_key: str | None, run_config: dict | None) -> dict:
+    """In a worker process: one chunk set's partition (or, for None, the xbrl branch) as its
+    own Dagster run in the persistent instance. Returns a picklable summary."""
+    from dagster import DagsterInstance, materialize
+
+    from ..assets.resources import PipelineResource
+    from ..definitions import ALL_CHECKS, PIPELINE_ASSETS, partitioned_assets, resources, xbrl_assets
+
+    t0 = time.perf_counter()
+    selection = partitioned_assets() if partition_key is not None else xbrl_assets()
+    with DagsterInstance.get() as instance:
+        result = materialize([*PIPELINE_ASSETS, *ALL_CHECKS], instance=instance,
+                             resources=resources(PipelineResource(**pipeline_config)), run_config=run_config,
+                             raise_on_error=False, selection=selection, partition_key=partition_key)
+    return {"success": result.success, "run_id": result.run_id, "messages": _failure_messages(result),
+            "seconds": time.perf_counter() - t0}
+
+
+def run_concurrently(tasks: list[tuple[str, str | None]], pipeline_config: dict, run_config: dict | None,
+                     jobs: int) -> list[str]:
+    """Run ``tasks`` (label, partition key or None for the xbrl branch) in ``jobs`` worker
+    processes, each task its own Dagster run. Runs that need the same artefact wait for its
+    claim (claims.py), so a version is still built once. Returns the failures."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    failures = []
+    print(f"  {len(tasks)} runs, {jobs} at a time:", flush=True)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(_run_task, pipeline_config, key, run_config): label for label, key in tasks}
+        for future in as_completed(futures):
+            label = futures[future]
+            try:
+                r = future.result()
+            except Exception as exc:  # noqa: BLE001 - a worker that died is a failed step, not a crash
+                print(f"  {label} ... FAILED: {type(exc).__name__}: {exc}", flush=True)
+                failures.append(f"{label}: {type(exc).__name__}: {exc}")
+                continue
+            if r["success"]:
+                print(f"  {label} ... done in {r['seconds']:.1f}s (run {r['run_id'][:8]})", flush=True)
+            else:
+                why = "; ".join(r["messages"]) or "see the run in the UI"
+                print(f"  {label} ... FAILED in {r['seconds']:.1f}s (run {r['run_id'][:8]}): {why}", flush=True)
+                failures.append(f"{label}: {why}")
+    return failures
 
 
 def headline(markdown: str) -> str:

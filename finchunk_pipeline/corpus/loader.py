@@ -4,9 +4,13 @@ Two kinds of problems:
 - the corpus is broken (missing file or column, duplicate ids, a passage outside its
   document, overlapping passages, a question naming an unknown passage): ``CorpusError``,
   whose message names the file, the row and the problem;
-- one document is unusable (empty, binary, unknown doc_type or format): the corpus loads,
-  and the problem is recorded in ``Corpus.document_problems`` so that stage can skip that
-  document with a clear error while the rest of the run goes on.
+- one document is unusable (empty, binary, unknown doc_type or format, a ``path`` that is
+  missing or leaves the corpus folder, a pdf that is not a PDF): the corpus loads, and the
+  problem is recorded in ``Corpus.document_problems`` so that stage can skip that document
+  with a clear error while the rest of the run goes on.
+
+A document is its ``text`` or, when ``text`` is null, the file at ``path`` (relative to the
+corpus folder; required for format pdf). ``document_bytes`` reads either.
 """
 from __future__ import annotations
 
@@ -60,18 +64,81 @@ def _missing_columns(table: pa.Table, required, fname: str) -> list[str]:
     return [f"{fname}: missing required column {c!r}" for c in required if c not in table.column_names]
 
 
-def document_problem(row) -> str | None:
-    """The reason one document cannot be processed, or None."""
-    text = row.get("text")
-    if text is None or (isinstance(text, float) and pd.isna(text)):
-        return "text is null"
-    if not isinstance(text, str):
-        return f"text is {type(text).__name__}, not a string"
+def _null(v) -> bool:
+    return v is None or (isinstance(v, float) and pd.isna(v)) or v is pd.NA
+
+
+def document_file(root: Path, path: str) -> tuple[Path | None, str | None]:
+    """The file a document's ``path`` names, or the reason it is not usable: it must be
+    relative, stay inside the corpus folder and exist."""
+    if not isinstance(path, str) or not path.strip():
+        return None, f"path is empty or not a string ({path!r})"
+    rel = Path(path)
+    if rel.is_absolute() or path.startswith(("/", "\\")):
+        return None, f"path {path!r} must be relative to the corpus folder"
+    base = Path(root).resolve()
+    full = (base / rel).resolve()
+    if full != base and base not in full.parents:
+        return None, f"path {path!r} leaves the corpus folder {str(base)!r}"
+    if not full.is_file():
+        return None, f"file {path!r} not found in the corpus folder {str(base)!r}"
+    return full, None
+
+
+def _file_problem(root: Path, row) -> str | None:
+    fmt, path = row.get("format"), row.get("path")
+    if not _null(row.get("text")) and fmt in schema.BINARY_FORMATS:
+        return f"format {fmt} is given as a file in 'path' (relative to the corpus folder); text must be null"
+    if _null(path):
+        if fmt in schema.BINARY_FORMATS:
+            return f"format {fmt} needs 'path': the file, relative to the corpus folder"
+        return "text is null (and no path)"
+    full, why = document_file(root, path)
+    if why:
+        return why
+    if fmt in schema.BINARY_FORMATS:
+        with open(full, "rb") as fh:
+            head = fh.read(1024)
+        if b"%PDF-" not in head:
+            return f"file {path!r} is not a PDF (starts with {head[:8]!r})"
+        return None
+    try:
+        text = full.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"file {path!r} is not UTF-8 text ({exc})"
     if not text.strip():
-        return "text is empty"
-    binary = binary_problem(text)
-    if binary:
-        return binary
+        return f"file {path!r} is empty"
+    return binary_problem(text)
+
+
+def document_bytes(root: Path, row) -> bytes:
+    """The document exactly as stored: its text (UTF-8) or its file's bytes."""
+    if not _null(row.get("text")):
+        return row["text"].encode("utf-8")
+    full, why = document_file(root, row.get("path"))
+    if why:
+        raise ValueError(f"document {row.get('doc_id')!r}: {why}")
+    return full.read_bytes()
+
+
+def document_problem(row, root: Path | None = None) -> str | None:
+    """The reason one document cannot be processed, or None. ``root``: the corpus folder
+    (needed for documents given by ``path``)."""
+    text = row.get("text")
+    if _null(text) or row.get("format") in schema.BINARY_FORMATS:
+        if root is None and not _null(row.get("path")):
+            return "document given by path, but no corpus folder to resolve it in"
+        why = _file_problem(root, row) if root is not None else "text is null"
+        if why:
+            return why
+    else:
+        if not isinstance(text, str):
+            return f"text is {type(text).__name__}, not a string"
+        if not text.strip():
+            return "text is empty"
+        binary = binary_problem(text)
+        if binary:
+            return binary
     if row.get("doc_type") not in schema.DOC_TYPES:
         return f"unknown doc_type {row.get('doc_type')!r} (expected one of {sorted(schema.DOC_TYPES)})"
     if row.get("format") not in schema.FORMATS:
@@ -90,10 +157,12 @@ def load_corpus(path: str | Path) -> Corpus:
     problems: list[str] = []
     docs_table = _read(docs_file)
     problems += _missing_columns(docs_table, schema.DOCUMENTS_REQUIRED, "documents.parquet")
+    if "text" not in docs_table.column_names and "path" not in docs_table.column_names:
+        problems.append("documents.parquet: missing required column 'text' (or 'path', the files)")
     if problems:
         raise CorpusError(problems)
     docs = docs_table.to_pandas()
-    for col in schema.DOCUMENTS.names:
+    for col in (*schema.DOCUMENTS.names, *schema.DOCUMENTS_OPTIONAL.names):
         if col not in docs.columns:
             docs[col] = None
 
@@ -107,7 +176,7 @@ def load_corpus(path: str | Path) -> Corpus:
 
     doc_problems: dict[str, str] = {}
     for i, row in enumerate(docs.to_dict("records")):
-        why = document_problem(row)
+        why = document_problem(row, path)
         if why and isinstance(row["doc_id"], str):
             doc_problems[row["doc_id"]] = why
 
@@ -119,7 +188,10 @@ def load_corpus(path: str | Path) -> Corpus:
         if missing:
             raise CorpusError(problems + missing)
         passages = table.to_pandas()
-        problems += _validate_passages(passages, docs)
+        for col in schema.PASSAGES_OPTIONAL.names:
+            if col not in passages.columns:
+                passages[col] = None
+        problems += _validate_passages(passages, docs, path, doc_problems)
 
     q_file = path / "questions.parquet"
     if q_file.exists():
@@ -147,12 +219,32 @@ def load_corpus(path: str | Path) -> Corpus:
     )
 
 
-def _validate_passages(passages: pd.DataFrame, docs: pd.DataFrame) -> list[str]:
+def _lengths(docs: pd.DataFrame, root: Path, doc_problems: dict[str, str]) -> dict[str, int | None]:
+    """Characters of each document's text (None for pdf: no text offsets; -1 for a
+    document given by a path that is unusable: its passages are not checked, the document
+    is reported in document_problems and its questions are left out of scoring)."""
+    out: dict[str, int | None] = {}
+    for rec in docs.to_dict("records"):
+        d = rec["doc_id"]
+        if rec.get("format") in schema.BINARY_FORMATS:
+            out[d] = None
+        elif isinstance(rec.get("text"), str):
+            out[d] = len(rec["text"])
+        elif d in doc_problems:
+            out[d] = -1 if not _null(rec.get("path")) else 0
+        else:  # given by path: the file's text
+            out[d] = len(document_bytes(root, rec).decode("utf-8"))
+    return out
+
+
+def _validate_passages(passages: pd.DataFrame, docs: pd.DataFrame, root: Path,
+                       doc_problems: dict[str, str]) -> list[str]:
     problems: list[str] = []
-    lengths = {d: len(t) if isinstance(t, str) else 0 for d, t in zip(docs["doc_id"], docs["text"])}
+    lengths = _lengths(docs, root, doc_problems)
     pid = passages["passage_id"]
     for p in pid[pid.duplicated()].unique():
         problems.append(f"passages.parquet: duplicate passage_id {p!r}")
+    spanned = []
     for i, row in enumerate(passages.itertuples(index=False)):
         where = f"passages.parquet row {i} (passage_id={row.passage_id!r})"
         if row.doc_id not in lengths:
@@ -160,6 +252,22 @@ def _validate_passages(passages: pd.DataFrame, docs: pd.DataFrame) -> list[str]:
             continue
         if row.kind not in schema.PASSAGE_KINDS:
             problems.append(f"{where}: unknown kind {row.kind!r}")
+        if lengths[row.doc_id] is None:  # pdf: page + quote, resolved after parsing
+            if not (_null(row.start) and _null(row.end)):
+                problems.append(f"{where}: a passage of pdf document {row.doc_id!r} gives page + quote, "
+                                f"not start/end ({row.start!r}, {row.end!r})")
+            try:
+                page = int(row.page)
+            except (TypeError, ValueError):
+                problems.append(f"{where}: pdf passage needs a page number (got {row.page!r})")
+                continue
+            if page < 1:
+                problems.append(f"{where}: page {page} is not a 1-based page number")
+            if not isinstance(row.quote, str) or not row.quote.strip():
+                problems.append(f"{where}: pdf passage needs a non-empty quote")
+            continue
+        if lengths[row.doc_id] == -1:
+            continue
         try:
             start, end = int(row.start), int(row.end)
         except (TypeError, ValueError):
@@ -169,17 +277,17 @@ def _validate_passages(passages: pd.DataFrame, docs: pd.DataFrame) -> list[str]:
             problems.append(
                 f"{where}: span [{start}, {end}) outside document of length {lengths[row.doc_id]}"
             )
+        spanned.append((row.doc_id, start, end, row.passage_id))
     if not problems:
-        ordered = passages.sort_values(["doc_id", "start"])
         prev_doc, prev_end, prev_id = None, -1, None
-        for row in ordered.itertuples(index=False):
-            if row.doc_id == prev_doc and row.start < prev_end:
+        for doc_id, start, end, passage_id in sorted(spanned):
+            if doc_id == prev_doc and start < prev_end:
                 problems.append(
-                    f"passages.parquet: passages {prev_id!r} and {row.passage_id!r} of {row.doc_id!r} overlap"
+                    f"passages.parquet: passages {prev_id!r} and {passage_id!r} of {doc_id!r} overlap"
                 )
-            if row.doc_id != prev_doc or row.end > prev_end:
-                prev_end = row.end
-            prev_doc, prev_id = row.doc_id, row.passage_id
+            if doc_id != prev_doc or end > prev_end:
+                prev_end = end
+            prev_doc, prev_id = doc_id, passage_id
     return problems
 
 

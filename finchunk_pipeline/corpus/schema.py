@@ -9,7 +9,8 @@ DOC_TYPES = frozenset({
     # amendments are filed with their own form name; they are parsed like the original form
     "10-K/A", "10-Q/A",
 })
-FORMATS = frozenset({"markdown", "html", "text"})
+FORMATS = frozenset({"markdown", "html", "text", "pdf"})
+BINARY_FORMATS = frozenset({"pdf"})   # given as a file (``path``), never as ``text``
 PASSAGE_KINDS = frozenset({"heading", "text", "table", "table_row", "note", "list", "turn"})
 
 DOCUMENTS = pa.schema([
@@ -26,7 +27,9 @@ DOCUMENTS = pa.schema([
     ("source_uri", pa.string()),
     ("text", pa.string()),
 ])
-DOCUMENTS_REQUIRED = ("doc_id", "title", "doc_type", "issuer", "language", "format", "text")
+DOCUMENTS_REQUIRED = ("doc_id", "title", "doc_type", "issuer", "language", "format")  # + text or path
+# optional: the document's file relative to the corpus folder (pdf; any format instead of text)
+DOCUMENTS_OPTIONAL = pa.schema([("path", pa.string())])
 
 PASSAGES = pa.schema([
     ("passage_id", pa.string()),
@@ -36,6 +39,8 @@ PASSAGES = pa.schema([
     ("start", pa.int64()),
     ("end", pa.int64()),
 ])
+# optional: passages of documents without text offsets (pdf) give page (1-based) + quote
+PASSAGES_OPTIONAL = pa.schema([("page", pa.int64()), ("quote", pa.string())])
 
 QUESTIONS = pa.schema([
     ("question_id", pa.string()),

@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..corpus.loader import Corpus
+from ..corpus import schema
+from ..corpus.loader import Corpus, document_bytes
 from .raw_store import RawStore
 
 META_COLUMNS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end",
@@ -25,12 +26,15 @@ def ingest_corpus(corpus: Corpus, store: RawStore) -> IngestResult:
     for rec in corpus.documents.to_dict("records"):
         if rec["doc_id"] in corpus.document_problems:
             continue
-        sha, written = store.put(rec["text"], rec["format"])
+        # the text (as UTF-8) or the file at ``path``, byte for byte: the sha is the content's
+        data = document_bytes(corpus.path, rec)
+        sha, written = store.put_bytes(data, rec["format"])
         new += written
         existing += not written
         row = {c: rec.get(c) for c in META_COLUMNS}
         row["sha"] = sha
-        row["n_chars"] = len(rec["text"])
+        row["n_chars"] = None if rec["format"] in schema.BINARY_FORMATS else len(data.decode("utf-8"))
+        row["n_bytes"] = len(data)
         rows.append(row)
-    manifest = pd.DataFrame(rows, columns=[*META_COLUMNS, "sha", "n_chars"])
+    manifest = pd.DataFrame(rows, columns=[*META_COLUMNS, "sha", "n_chars", "n_bytes"])
     return IngestResult(manifest, new, existing, dict(corpus.document_problems))

@@ -1,8 +1,12 @@
 """Dispatch: which parser handles a document, and the versions that name stored blocks.
 
-A parser is a function ``parse(doc_id, text, meta) -> ParsedDocument``. Its version string
-names the folder its blocks are stored under (``blocks/parser=<name>-<version>/``): bump it
-whenever the parser's output changes, and every document it handles is parsed again.
+A parser is a function ``parse(doc_id, content, meta) -> ParsedDocument``. ``content`` is
+what the parser declares it takes (``input``): the document's text (``"text"``, the default:
+the raw document decoded, stray control characters read as spaces) or the raw bytes exactly
+as stored (``"bytes"``: PDF). A parser module declares it with ``INPUT = "bytes"``. Its
+version string names the folder its blocks are stored under
+(``blocks/parser=<name>-<version>/``): bump it whenever the parser's output changes, and
+every document it handles is parsed again.
 """
 from __future__ import annotations
 
@@ -11,7 +15,8 @@ from typing import Any, Callable
 
 from .model import ParsedDocument
 
-ParseFn = Callable[[str, str, dict[str, Any]], ParsedDocument]
+ParseFn = Callable[[str, Any, dict[str, Any]], ParsedDocument]  # (doc_id, str or bytes, meta)
+INPUTS = ("text", "bytes")
 
 
 class UnsupportedDocument(ValueError):
@@ -23,6 +28,7 @@ class ParserSpec:
     name: str
     version: str
     fn: ParseFn
+    input: str = "text"   # what fn takes: "text" (decoded) or "bytes" (the raw file)
 
     @property
     def key(self) -> str:
@@ -32,8 +38,10 @@ class ParserSpec:
 _PARSERS: dict[str, ParserSpec] = {}
 
 
-def register(name: str, version: str, fn: ParseFn) -> None:
-    _PARSERS[name] = ParserSpec(name, version, fn)
+def register(name: str, version: str, fn: ParseFn, input: str = "text") -> None:
+    if input not in INPUTS:
+        raise ValueError(f"parser {name!r}: input must be one of {INPUTS}, not {input!r}")
+    _PARSERS[name] = ParserSpec(name, version, fn, input)
 
 
 def _load_builtin() -> None:
@@ -42,12 +50,12 @@ def _load_builtin() -> None:
     from . import markdown
 
     register("markdown", markdown.VERSION, markdown.parse)
-    for module_name in ("html", "text", "transcript"):
+    for module_name in ("html", "text", "transcript", "pdf"):
         try:
             module = __import__(f"{__package__}.{module_name}", fromlist=["parse", "VERSION"])
         except ModuleNotFoundError:
             continue
-        register(module_name, module.VERSION, module.parse)
+        register(module_name, module.VERSION, module.parse, getattr(module, "INPUT", "text"))
 
 
 def parsers() -> dict[str, ParserSpec]:

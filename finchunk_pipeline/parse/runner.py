@@ -54,8 +54,12 @@ def parse_documents(documents: pd.DataFrame, raw: RawStore, blocks: BlockStore,
                 doc = blocks.read(spec.key, rec["sha"], doc_id=rec["doc_id"])
                 report.reused += 1
             else:
-                text, n_controls = controls_as_spaces(raw.get(rec["sha"], rec["format"]))
-                doc = spec.fn(rec["doc_id"], text, rec)
+                n_controls = 0
+                if spec.input == "bytes":
+                    doc = spec.fn(rec["doc_id"], raw.get_bytes(rec["sha"], rec["format"]), rec)
+                else:
+                    text, n_controls = controls_as_spaces(raw.get(rec["sha"], rec["format"]))
+                    doc = spec.fn(rec["doc_id"], text, rec)
                 if not doc.blocks:
                     raise ValueError("the parser found no blocks")
                 # blocks are stored (and looked up) under the raw content's hash, whatever

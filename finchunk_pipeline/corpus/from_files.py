@@ -1,0 +1,347 @@
+"""A corpus folder from a folder of files: ``finchunk corpus from-files DIR --out CORPUS``.
+
+Each file (PDF, HTML, Markdown or plain text; other files are listed as skipped) is copied
+to ``CORPUS/files/`` and becomes one row of documents.parquet with ``path`` set. Its format
+is decided by content, not by name: the ``%PDF-`` signature, HTML markup, Markdown headings /
+tables / emphasis, else text (binary content is skipped). Metadata, first found wins:
+
+1. the ``--metadata`` CSV (column ``file``: the file name relative to DIR; any documents
+   column: doc_id, title, doc_type, issuer, ticker, fiscal_year, period_end, filed_at,
+   language, source_uri);
+2. the file itself: inline-XBRL ``dei:`` tags of an HTML filing (registrant, document type,
+   fiscal year, period end, ticker); a PDF's document information (Title, Author) and its
+   first page (``FORM 10-K``, "for the fiscal year ended ...", the line above "(Exact name
+   of registrant ...)"); the first heading / line of Markdown and text;
+3. the file name (``ACME_2023_10K.pdf``: fiscal year 2023, doc_type 10-K, issuer ACME).
+
+``--questions`` CSV: question_id, question, file (or doc_id; several separated by ";"),
+optional question_type, answer, and the evidence: ``quote`` with ``page`` for a PDF (a
+page + quote passage, resolved after parsing) or ``quote`` alone for a text document (found
+in its text ignoring case, whitespace and punctuation). A question without evidence is
+skipped with a note unless its question_type is ``unanswerable``.
+"""
+from __future__ import annotations
+
+import csv
+import html as html_lib
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+
+import pyarrow as pa
+
+from ..storage import write_bytes, write_parquet
+from . import schema
+from .content import binary_problem, signature_of
+
+FORMAT_EXT = {"pdf": ".pdf", "html": ".html", "markdown": ".md", "text": ".txt"}
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_FORM = re.compile(r"\bFORM\s+(10-K|10-Q|8-K|20-F|40-F|S-1|DEF\s?14A)(/A)?\b", re.I)
+_FY_END = re.compile(rf"(?:fiscal\s+)?(?:year|quarter(?:ly period)?|period)\s+ended\s+({_MONTHS})\s+(\d{{1,2}}),?\s+((?:19|20)\d\d)", re.I)
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_DEI = re.compile(r"<ix:non(?:Numeric|Fraction)\b([^>]*)>(.*?)</ix:non(?:Numeric|Fraction)>", re.I | re.S)
+_NAME_ATTR = re.compile(r"""\bname\s*=\s*["']dei:(\w+)["']""", re.I)
+_MD = re.compile(r"^(?:#{1,6}\s+\S|\|.*\|\s*$|\s*[-*+]\s+\S|\*\*\S)", re.M)
+_HTML = re.compile(r"<(?:!doctype\s+html|html|body|div|p|table|span|h[1-6])\b", re.I)
+
+
+class FromFilesError(ValueError):
+    pass
+
+
+def detect_format(data: bytes) -> tuple[str | None, str | None]:
+    """(format, None) or (None, why the file is not a document we read)."""
+    if b"%PDF-" in data[:1024]:
+        return "pdf", None
+    what = signature_of(data[:16].decode("latin-1"))
+    if what:
+        return None, f"content is {what}"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError:
+            return None, "neither a PDF nor UTF-8 / cp1252 text"
+    why = binary_problem(text)
+    if why:
+        return None, why
+    if not text.strip():
+        return None, "empty"
+    head = text[:20000]
+    if _HTML.search(head) and head.count("<") >= 3:
+        return "html", None
+    if len(_MD.findall(head)) >= 2:
+        return "markdown", None
+    return "text", None
+
+
+def _clean(s: str) -> str:
+    return " ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", s)).split())
+
+
+def html_metadata(text: str) -> dict:
+    """From inline-XBRL dei tags (the first value of each)."""
+    dei: dict[str, str] = {}
+    for m in _DEI.finditer(text):
+        name = _NAME_ATTR.search(m.group(1))
+        if name and name.group(1) not in dei:
+            dei[name.group(1)] = _clean(m.group(2))
+    out: dict = {}
+    if dei.get("EntityRegistrantName"):
+        out["issuer"] = dei["EntityRegistrantName"]
+    if dei.get("DocumentType"):
+        out["doc_type"] = dei["DocumentType"].upper()
+    if dei.get("TradingSymbol"):
+        out["ticker"] = dei["TradingSymbol"].upper()
+    if dei.get("DocumentFiscalYearFocus", "").isdigit():
+        out["fiscal_year"] = int(dei["DocumentFiscalYearFocus"])
+    period = _parse_date(dei.get("DocumentPeriodEndDate", ""))
+    if period:
+        out["period_end"] = period
+    title = re.search(r"<title[^>]*>(.*?)</title>", text[:50000], re.I | re.S)
+    if title and _clean(title.group(1)):
+        out["title"] = _clean(title.group(1))
+    return out
+
+
+def _parse_date(s: str) -> date | None:
+    s = s.strip()
+    for fmt in ("%Y-%m-%d", "%B %d, %Y", "%B %d %Y", "%b %d, %Y", "%b. %d, %Y"):
+        try:
+            return datetime.strptime(s, fmt).date()
+        except ValueError:
+            continue
+    return None
+
+
+def text_metadata(first_page: str) -> dict:
+    """doc_type, fiscal year / period end and registrant from a filing's cover page."""
+    out: dict = {}
+    form = _FORM.search(first_page)
+    if form:
+        out["doc_type"] = form.group(1).upper().replace(" ", "") + (form.group(2) or "").upper()
+    end = _FY_END.search(first_page)
+    if end:
+        period = _parse_date(f"{end.group(1)} {end.group(2)}, {end.group(3)}")
+        if period:
+            out["period_end"] = period
+            out["fiscal_year"] = period.year
+    lines = [ln.strip() for ln in first_page.splitlines() if ln.strip()]
+    for k, ln in enumerate(lines):
+        if re.match(r"\(?exact name of registrant", ln, re.I) and k:
+            name = re.sub(r"^.*_{3,}\s*", "", lines[k - 1]).strip(" _")   # underline rules before it
+            name = re.sub(r"\s+([.,])", r"\1", " ".join(name.split()))
+            if name and not re.match(r"commission file", name, re.I):
+                out["issuer"] = name
+            break
+    return out
+
+
+def pdf_metadata(data: bytes, name: str) -> dict:
+    from ..parse.pdf_layout import iter_pages, open_pdf
+
+    out: dict = {}
+    pdf = open_pdf(data, name)
+    try:
+        info = pdf.get_metadata_dict(skip_empty=True)
+        title = (info.get("Title") or "").strip()
+        if re.search(r"[A-Za-z]{3}", title):          # not an accession number or a file id
+            out["title"] = title
+        pages = iter_pages(pdf)
+        first = []
+        for page in pages:  # the cover: the first two pages with text
+            first.extend(line.text for line in page.lines)
+            if page.number >= 2:
+                break
+        pages.close()
+    finally:
+        pdf.close()
+    cover = text_metadata("\n".join(first))
+    out.update(cover)  # the cover page beats a producer's Author field
+    return out
+
+
+def filename_metadata(stem: str) -> dict:
+    out: dict = {"title": stem.replace("_", " ").strip()}
+    year = _YEAR.search(stem)
+    if year:
+        out["fiscal_year"] = int(year.group(1))
+    compact = stem.upper().replace("-", "")
+    for tag, doc_type in (("10K", "10-K"), ("10Q", "10-Q"), ("8K", "8-K"), ("ANNUAL", "annual_report"),
+                          ("EARNINGS", "other"), ("PROXY", "proxy"), ("PROSPECTUS", "prospectus")):
+        if re.search(rf"(?:^|[_\s]){tag}(?:[_\s]|$)|\d{tag}\b|_{tag}", compact):
+            out["doc_type"] = doc_type
+            break
+    first = re.split(r"[_\s]", stem)[0]
+    if first and not first.isdigit():
+        out["issuer"] = first
+    return out
+
+
+def _doc_type(value) -> str:
+    v = str(value or "").strip()
+    if v in schema.DOC_TYPES:
+        return v
+    upper = v.upper().replace(" ", "")
+    return upper if upper in schema.DOC_TYPES else "other"
+
+
+@dataclass
+class FromFilesResult:
+    documents: int
+    questions: int = 0
+    passages: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)   # file -> why
+    notes: list[str] = field(default_factory=list)
+
+
+def _read_csv(path: str | Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        return [{k.strip(): (v.strip() if isinstance(v, str) else v) for k, v in row.items() if k}
+                for row in csv.DictReader(fh)]
+
+
+def _slug(stem: str, taken: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("_.") or "document"
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}-{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def build_corpus(src: str | Path, out: str | Path, metadata_csv: str | Path | None = None,
+                 questions_csv: str | Path | None = None) -> FromFilesResult:
+    src, out = Path(src), Path(out)
+    if not src.is_dir():
+        raise FromFilesError(f"{src}: not a folder")
+    if out.resolve() == src.resolve() or src.resolve() in out.resolve().parents:
+        raise FromFilesError(f"--out {out} must not be inside the source folder {src}")
+    meta_rows = {}
+    if metadata_csv:
+        for i, row in enumerate(_read_csv(metadata_csv)):
+            if not row.get("file"):
+                raise FromFilesError(f"{metadata_csv} row {i + 1}: column 'file' is empty")
+            meta_rows[row["file"]] = row
+    result = FromFilesResult(0)
+    docs, taken = [], set()
+    texts: dict[str, str] = {}
+    by_file: dict[str, str] = {}
+    for f in sorted(p for p in src.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        rel = f.relative_to(src).as_posix()
+        data = f.read_bytes()
+        fmt, why = detect_format(data)
+        if fmt is None:
+            result.skipped[rel] = why
+            continue
+        row = {c: None for c in schema.DOCUMENTS.names}
+        row.update(language="en", format=fmt, source_uri=f.resolve().as_uri())
+        found = filename_metadata(f.stem)
+        found_name_title = found["title"]
+        if fmt != "pdf":
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:  # cp1252 text: stored as UTF-8, the encoding documents use
+                text = data.decode("cp1252")
+                data = text.encode("utf-8")
+                result.notes.append(f"{rel}: read as cp1252, stored as UTF-8")
+            found.update(html_metadata(text) if fmt == "html" else text_metadata(text[:6000]))
+            if fmt != "html":
+                first = next((ln.strip("#* ").strip() for ln in text.splitlines() if ln.strip()), "")
+                if first and len(first) <= 120:
+                    found["title"] = first
+        else:
+            try:
+                found.update(pdf_metadata(data, rel))
+            except ValueError as exc:  # PDFium cannot open it: still a document, the parser reports why
+                result.notes.append(f"{rel}: no metadata from the file ({exc})")
+        row.update({k: v for k, v in found.items() if k in row})
+        for k, v in meta_rows.get(rel, {}).items():
+            if k in row and v not in (None, ""):
+                row[k] = v
+        doc_id = row["doc_id"] or _slug(f.stem, taken)
+        taken.add(doc_id)
+        row["doc_id"] = doc_id
+        row["doc_type"] = _doc_type(row["doc_type"])
+        row["issuer"] = row["issuer"] or f.stem
+        if not row["title"] or row["title"] == found_name_title:
+            row["title"] = " ".join(str(v) for v in (row["issuer"], row["fiscal_year"], row["doc_type"]) if v)
+        row["fiscal_year"] = int(row["fiscal_year"]) if row["fiscal_year"] not in (None, "") else None
+        for col in ("period_end",):
+            if isinstance(row[col], str):
+                row[col] = _parse_date(row[col])
+        if isinstance(row["filed_at"], str):
+            row["filed_at"] = datetime.fromisoformat(row["filed_at"].replace("Z", "+00:00"))
+        name = f"files/{_slug(f.stem, set()) }{FORMAT_EXT[fmt]}"
+        k = 2
+        while any(d["path"] == name for d in docs):
+            name = f"files/{_slug(f.stem, set())}-{k}{FORMAT_EXT[fmt]}"
+            k += 1
+        write_bytes(out / name, data)
+        row["path"] = name
+        docs.append(row)
+        by_file[rel] = doc_id
+        if fmt != "pdf":
+            texts[doc_id] = data.decode("utf-8")
+    if not docs:
+        raise FromFilesError(f"{src}: no PDF, HTML, Markdown or text files found "
+                             f"({len(result.skipped)} skipped: {dict(list(result.skipped.items())[:5])})")
+    doc_schema = schema.DOCUMENTS.append(schema.DOCUMENTS_OPTIONAL.field("path"))
+    write_parquet(out / "documents.parquet", pa.Table.from_pylist(docs, schema=doc_schema))
+    result.documents = len(docs)
+    if questions_csv:
+        _questions(questions_csv, out, docs, by_file, texts, result)
+    return result
+
+
+def _questions(path, out: Path, docs: list[dict], by_file: dict[str, str], texts: dict[str, str],
+               result: FromFilesResult) -> None:
+    from ..evaluation.gold_resolution import normalize
+
+    fmt = {d["doc_id"]: d["format"] for d in docs}
+    questions, passages = [], []
+    for i, row in enumerate(_read_csv(path)):
+        where = f"{path} row {i + 1}"
+        qid = row.get("question_id") or f"q{i + 1}"
+        refs = [r.strip() for r in (row.get("file") or row.get("doc_id") or row.get("doc_ids") or "").split(";") if r.strip()]
+        doc_ids = []
+        for r in refs:
+            d = by_file.get(r) or (r if r in fmt else None)
+            if d is None:
+                raise FromFilesError(f"{where} (question {qid!r}): unknown file or doc_id {r!r}")
+            doc_ids.append(d)
+        if not row.get("question") or not doc_ids:
+            raise FromFilesError(f"{where} (question {qid!r}): needs 'question' and 'file' (or 'doc_id')")
+        qtype = row.get("question_type") or "text"
+        quote = row.get("quote") or row.get("evidence")
+        gold = []
+        if quote:
+            doc_id = doc_ids[0]
+            pid = f"{doc_id}#q{len(passages) + 1}"
+            base = {"passage_id": pid, "doc_id": doc_id, "section": "", "kind": "text",
+                    "start": None, "end": None, "page": None, "quote": None}
+            if fmt[doc_id] == "pdf":
+                if not str(row.get("page") or "").isdigit():
+                    raise FromFilesError(f"{where} (question {qid!r}): a quote in a PDF needs its page number")
+                base.update(page=int(row["page"]), quote=quote, section=f"page {row['page']}")
+            else:
+                text_norm, at = normalize(texts[doc_id])
+                q, _ = normalize(quote)
+                k = text_norm.find(q) if q else -1
+                if k < 0:
+                    raise FromFilesError(f"{where} (question {qid!r}): quote not found in {doc_id!r}")
+                base.update(start=at[k], end=at[k + len(q) - 1] + 1)
+            passages.append(base)
+            gold = [pid]
+        elif qtype != "unanswerable":
+            result.notes.append(f"question {qid!r} skipped: no evidence (quote, and page for a PDF)")
+            continue
+        questions.append({"question_id": qid, "question": row["question"], "question_type": qtype,
+                          "doc_ids": doc_ids, "gold_passages": gold, "answer": row.get("answer") or None,
+                          "as_of": None})
+    p_schema = pa.schema(list(schema.PASSAGES) + list(schema.PASSAGES_OPTIONAL))
+    write_parquet(out / "passages.parquet", pa.Table.from_pylist(passages, schema=p_schema))
+    write_parquet(out / "questions.parquet", pa.Table.from_pylist(questions, schema=schema.QUESTIONS))
+    result.questions, result.passages = len(questions), len(passages)

@@ -1,0 +1,208 @@
+"""Real servers for the scale-out tests, started by the tests themselves on 127.0.0.1.
+
+- PostgreSQL: the binaries of the ``pgserver`` wheel (installed by ``make``, extra ``test``),
+  else the machine's own (``initdb`` on PATH, ``/usr/lib/postgresql/*/bin``), or
+  ``FINCHUNK_TEST_PG_BIN``. A throw-away cluster: ``initdb`` into a temporary folder, then
+  ``postgres`` on 127.0.0.1 at a free port, trust authentication, fsync off. Postgres refuses
+  to run as root, so under root the cluster belongs to the ``postgres`` user (or ``nobody``).
+- S3: moto's server mode (``moto[server]``, extra ``test``) on 127.0.0.1 at a free port, with
+  authentication switched on (``INITIAL_NO_AUTH_ACTION_COUNT``): the tests create an IAM user
+  and a key, so wrong credentials are refused as by a real S3.
+
+A test skips, saying why, only when the server software is not installed.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------------
+
+def postgres_bindir() -> Path | None:
+    candidates = []
+    if os.environ.get("FINCHUNK_TEST_PG_BIN"):
+        candidates.append(Path(os.environ["FINCHUNK_TEST_PG_BIN"]))
+    try:
+        import pgserver._commands as pgc  # the wheel's own build of PostgreSQL
+
+        candidates.append(Path(pgc.POSTGRES_BIN_PATH))
+    except ImportError:
+        pass
+    on_path = shutil.which("initdb")
+    if on_path:
+        candidates.append(Path(on_path).resolve().parent)
+    candidates += [Path(p) for p in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)]
+    for c in candidates:
+        if (c / "initdb").exists() and (c / "pg_ctl").exists() and (c / "postgres").exists():
+            return c
+    return None
+
+
+@dataclass
+class Postgres:
+    host: str
+    port: int
+    user: str
+    folder: Path
+    bindir: Path
+    run_as: str | None
+
+    def url(self, db: str = "postgres") -> str:
+        return f"postgresql+psycopg2://{self.user}@{self.host}:{self.port}/{db}"
+
+    def create_database(self) -> str:
+        import psycopg2
+
+        name = f"finchunk_{uuid.uuid4().hex[:12]}"
+        con = psycopg2.connect(host=self.host, port=self.port, user=self.user, dbname="postgres")
+        try:
+            con.autocommit = True
+            with con.cursor() as cur:
+                cur.execute(f"CREATE DATABASE {name}")
+        finally:
+            con.close()
+        return name
+
+    def query(self, db: str, sql: str) -> list[tuple]:
+        import psycopg2
+
+        con = psycopg2.connect(host=self.host, port=self.port, user=self.user, dbname=db)
+        try:
+            with con.cursor() as cur:
+                cur.execute(sql)
+                return cur.fetchall()
+        finally:
+            con.close()
+
+    def stop(self) -> None:
+        if not self.folder.exists():
+            return
+        subprocess.run([str(self.bindir / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop"],
+                       user=self.run_as, capture_output=True, cwd=self.folder)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def start_postgres() -> Postgres:
+    bindir = postgres_bindir()
+    if bindir is None:
+        raise FileNotFoundError("no PostgreSQL server binaries (pip install pgserver, or Debian's postgresql)")
+    folder = Path(tempfile.mkdtemp(prefix="finchunk-pg-"))
+    folder.chmod(0o755)
+    run_as = None
+    if os.geteuid() == 0:  # postgres will not run as root
+        for name in ("postgres", "nobody"):
+            try:
+                pw = pwd.getpwnam(name)
+            except KeyError:
+                continue
+            run_as = name
+            os.chown(folder, pw.pw_uid, pw.pw_gid)
+            break
+        else:
+            raise FileNotFoundError("running as root and no 'postgres' or 'nobody' user to run PostgreSQL as")
+    data = folder / "data"
+    init = subprocess.run([str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
+                           "-E", "UTF8", "--no-sync"], user=run_as, capture_output=True, text=True, cwd=folder)
+    if init.returncode != 0:
+        raise RuntimeError(f"initdb ({bindir}) failed: {init.stderr.strip()[-800:]}")
+    port = free_port()
+    start = subprocess.run([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(folder / "postgres.log"), "-w",
+                            "-t", "30", "-o", f"-h 127.0.0.1 -p {port} -k {folder} -c fsync=off "
+                            "-c full_page_writes=off -c max_connections=200", "start"],
+                           user=run_as, capture_output=True, text=True, cwd=folder)
+    if start.returncode != 0:
+        log = (folder / "postgres.log").read_text() if (folder / "postgres.log").exists() else ""
+        raise RuntimeError(f"postgres ({bindir}) did not start: {start.stderr.strip()} {log[-800:]}")
+    return Postgres("127.0.0.1", port, "postgres", folder, bindir, run_as)
+
+
+# --- S3 (moto server) ---------------------------------------------------------------------------
+
+@dataclass
+class S3Server:
+    endpoint: str
+    key: str
+    secret: str
+    process: subprocess.Popen
+
+    def client(self):
+        import boto3
+
+        return boto3.client("s3", endpoint_url=self.endpoint, aws_access_key_id=self.key,
+                            aws_secret_access_key=self.secret, region_name="us-east-1")
+
+    def create_bucket(self) -> str:
+        name = f"finchunk-{uuid.uuid4().hex[:12]}"
+        self.client().create_bucket(Bucket=name)
+        return name
+
+    def storage_options(self) -> dict:
+        return {"endpoint_url": self.endpoint, "key": self.key, "secret": self.secret}
+
+    def env(self) -> dict:
+        """The environment a Dagster / boto3 process needs to reach this server."""
+        return {"AWS_ENDPOINT_URL": self.endpoint, "AWS_ACCESS_KEY_ID": self.key,
+                "AWS_SECRET_ACCESS_KEY": self.secret, "AWS_DEFAULT_REGION": "us-east-1"}
+
+    def stop(self) -> None:
+        if self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_s3() -> S3Server:
+    import importlib.util
+
+    if importlib.util.find_spec("moto") is None or importlib.util.find_spec("flask") is None:
+        raise FileNotFoundError("moto[server] is not installed (pip install -e '.[test]')")
+    port = free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    # the first 3 requests go unauthenticated (they create the IAM user below), the rest are checked
+    env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "3"}
+    for k in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
+        env.pop(k, None)
+    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(f"{endpoint}/moto-api/", timeout=1).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"moto server on {endpoint} did not start (exit {proc.poll()})")
+            time.sleep(0.1)
+    import boto3
+
+    iam = boto3.client("iam", endpoint_url=endpoint, aws_access_key_id="bootstrap",
+                       aws_secret_access_key="bootstrap", region_name="us-east-1")
+    iam.create_user(UserName="finchunk")
+    iam.put_user_policy(UserName="finchunk", PolicyName="all", PolicyDocument=json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+    key = iam.create_access_key(UserName="finchunk")["AccessKey"]
+    return S3Server(endpoint, key["AccessKeyId"], key["SecretAccessKey"], proc)
