@@ -1,6 +1,7 @@
 """Group "evaluation": per chunk set retrieval scores, then the side-by-side report."""
 
 import ast
+import base64
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -36,7 +37,7 @@ def evaluation_source_files(root: Path = PACKAGE) -> list[Path]:
 
 
 # functions of this module that only build the report: editing them re-evaluates nothing
-REPORT_ONLY = {"assets/evaluation.py": {"evaluation_report"}}
+REPORT_ONLY = {"assets/evaluation.py": {"evaluation_report", "png_data_uri"}}
 
 
 def _code_of(path: Path, rel: str) -> str:
@@ -58,8 +59,20 @@ def code_hash(files: list[Path], root: Path = PACKAGE) -> str:
 EVALUATION_CODE = code_hash(evaluation_source_files())
 
 
+def png_data_uri(path) -> str:
+    """A PNG as a data: URI, so Markdown metadata shows it in the Dagster UI."""
+    return "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii")
+
+
 def _dir_bytes(folder) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) if folder.exists() else 0
+
+
+def retriever_index_bytes(name: str, index_dir) -> int:
+    """Bytes of the indexes a retriever reads: its own folder and marker, or, for hybrid
+    (no files of its own), those of the bm25 and dense indexes it fuses."""
+    return sum(_dir_bytes(f) if f.is_dir() else f.stat().st_size
+               for part in NEEDS.get(name, (name,)) for f in index_dir.glob(f"{part}*"))
 
 
 EXPAND_MAX_CHARS = 1500  # bounded parent expansion: never more than this per retrieved chunk
@@ -123,7 +136,7 @@ def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResour
             context.log.info(f"{config.name}: {name} skipped ({why})")
             continue
         retriever = load_retriever(name, index_dir, chunks, pipeline.model())
-        own = sum(_dir_bytes(f) if f.is_dir() else f.stat().st_size for f in index_dir.glob(f"{name}*"))
+        own = retriever_index_bytes(name, index_dir)
         for mode in (*MODES, EXPANDED):
             summary = evaluate_retriever(retriever, chunks, passages, questions, mode,
                                          expander=expander).summary()
@@ -248,11 +261,13 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
         plots = write_plots(report, ws.settings.out_dir)
     except ImportError as exc:  # matplotlib is a dependency; a broken install must not lose the report
         context.log.warning(f"plots skipped: {exc}")
+    # evaluation.md sits next to the PNGs: it references them by file name
     js, md_path = write_report(report, ws.settings.out_dir, {k: Path(v).name for k, v in plots.items()})
     write_json(ws.root / "last_report.json", report)
     pipeline.push(ws.root / "last_report.json")
     return MaterializeResult(metadata={
-        "report": MetadataValue.md(render_markdown(report, plots)),
+        # the UI cannot reach local files: the plots are embedded in the Markdown as data: URIs
+        "report": MetadataValue.md(render_markdown(report, {k: png_data_uri(v) for k, v in plots.items()})),
         "evaluation_json": MetadataValue.path(str(js)),
         "evaluation_md": MetadataValue.path(str(md_path)),
         **{f"plot_{k}": MetadataValue.path(v) for k, v in plots.items()},

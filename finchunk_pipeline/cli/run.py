@@ -160,16 +160,19 @@ def run(args) -> int:
             # a signal between Dagster's own handling points can leave this process's run
             # unfinished in the instance: mark it now rather than at the next start
             marked = reap_orphaned_runs(instance, only_pid=os.getpid())
-            failed = [r for r in runs if r in marked or _status(instance, r) == "FAILURE"]
+            marked += reap_orphaned_runs(instance)  # --jobs workers, stopped by now
+            failed = [r for r in runs if r not in marked and _interrupted(instance, r)] + marked
             print(f"\nfinchunk run: interrupted by {signal_name(signum)}: stopped; nothing else was started"
                   + (f"; run {', '.join(r[:8] for r in failed)} marked failed" if failed else ""),
                   file=sys.stderr, flush=True)
             return 128 + int(signum)
 
 
-def _status(instance, run_id: str) -> str | None:
+def _interrupted(instance, run_id: str) -> bool:
+    """Whether Dagster failed this run because its process was interrupted (not a step error)."""
     run = instance.get_run_by_id(run_id)
-    return None if run is None else run.status.value
+    return run is not None and run.status.value == "FAILURE" and \
+        run.tags.get("dagster/failure_reason") == "UNEXPECTED_TERMINATION"
 
 
 def _run_task(pipeline_config: dict, partition_key: str | None, run_config: dict | None) -> dict:
@@ -185,7 +188,8 @@ def _run_task(pipeline_config: dict, partition_key: str | None, run_config: dict
     with DagsterInstance.get() as instance:
         result = materialize([*PIPELINE_ASSETS, *ALL_CHECKS], instance=instance,
                              resources=resources(PipelineResource(**pipeline_config)), run_config=run_config,
-                             raise_on_error=False, selection=selection, partition_key=partition_key)
+                             raise_on_error=False, selection=selection, partition_key=partition_key,
+                             tags=run_tags())  # this worker's pid: its runs are reaped if it is killed
     return {"success": result.success, "run_id": result.run_id, "messages": _failure_messages(result),
             "seconds": time.perf_counter() - t0}
 
@@ -202,20 +206,32 @@ def run_concurrently(tasks: list[tuple[str, str | None]], pipeline_config: dict,
     print(f"  {len(tasks)} runs, {jobs} at a time:", flush=True)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_run_task, pipeline_config, key, run_config): label for label, key in tasks}
-        for future in as_completed(futures):
-            label = futures[future]
-            try:
-                r = future.result()
-            except Exception as exc:  # noqa: BLE001 - a worker that died is a failed step, not a crash
-                print(f"  {label} ... FAILED: {type(exc).__name__}: {exc}", flush=True)
-                failures.append(f"{label}: {type(exc).__name__}: {exc}")
-                continue
-            if r["success"]:
-                print(f"  {label} ... done in {r['seconds']:.1f}s (run {r['run_id'][:8]})", flush=True)
-            else:
-                why = "; ".join(r["messages"]) or "see the run in the UI"
-                print(f"  {label} ... FAILED in {r['seconds']:.1f}s (run {r['run_id'][:8]}): {why}", flush=True)
-                failures.append(f"{label}: {why}")
+        try:
+            for future in as_completed(futures):
+                label = futures[future]
+                try:
+                    r = future.result()
+                except Exception as exc:  # noqa: BLE001 - a worker that died is a failed step, not a crash
+                    print(f"  {label} ... FAILED: {type(exc).__name__}: {exc}", flush=True)
+                    failures.append(f"{label}: {type(exc).__name__}: {exc}")
+                    continue
+                if r["success"]:
+                    print(f"  {label} ... done in {r['seconds']:.1f}s (run {r['run_id'][:8]})", flush=True)
+                else:
+                    why = "; ".join(r["messages"]) or "see the run in the UI"
+                    print(f"  {label} ... FAILED in {r['seconds']:.1f}s (run {r['run_id'][:8]}): {why}", flush=True)
+                    failures.append(f"{label}: {why}")
+        except KeyboardInterrupt:
+            # a stop signal: queued runs never start, running workers get SIGTERM (Dagster fails
+            # their runs as interrupted; a worker between runs just ends), then the caller marks
+            # what is left unfinished
+            for future in futures:
+                future.cancel()
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                if proc.is_alive():
+                    proc.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     return failures
 
 

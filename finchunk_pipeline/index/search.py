@@ -126,42 +126,64 @@ def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
     raise ValueError(f"unknown chunk set {chunk_set!r}; built: {[p.name for p in built]}")
 
 
+class Searcher:
+    """One chunk set's retriever, chunks and manifest, loaded once and kept (a warm model for
+    ``finchunk serve``); ``search`` ranks within the filters."""
+
+    def __init__(self, chunk_set: str, retriever: str = "hybrid", workspace: Workspace | None = None,
+                 model_path: str | None = None):
+        from ..settings import Settings
+
+        self.ws = ws = workspace or Workspace(Settings())
+        if retriever not in KNOWN:
+            raise ValueError(f"unknown retriever {retriever!r}; known: {KNOWN}")
+        self.retriever_name = retriever
+        self.version = resolve_chunk_set(ws, chunk_set)
+        index_dir = ws.index_dir(self.version)
+        if not index_exists(retriever, index_dir):
+            raise ValueError(f"no {retriever} index for {self.version} under {index_dir} "
+                             f"(dense: false in the chunker config, or not built yet)")
+        self.chunks = ws.chunks.read(self.version, columns=["chunk_id", "doc_id", "spans", "section_path",
+                                                            "display_text"])
+        self._manifest: pd.DataFrame | None = None
+        self.retriever = load_retriever(retriever, index_dir, self.chunks, model_path, ws.settings.embeddings_dir)
+
+    def manifest(self) -> pd.DataFrame:
+        if self._manifest is None:
+            if not self.ws.manifest_path.exists():
+                raise ValueError(f"{self.ws.manifest_path} is missing: filters need the parsed manifest "
+                                 "(run `finchunk run`)")
+            self._manifest = pd.read_parquet(self.ws.manifest_path)
+        return self._manifest
+
+    def search(self, query: str | Sequence[str], k: int = 5,
+               filters: Filters | None = None) -> list[Hit] | list[list[Hit]]:
+        """Top-k chunks for ``query`` (a list of queries gives a list of lists)."""
+        chunks = self.chunks
+        mask = None
+        if filters is not None and filters.active():
+            mask = row_mask(chunks["doc_id"].tolist(), self.manifest(), filters)
+        single = isinstance(query, str)
+        queries = [query] if single else list(query)
+        if mask is not None and not mask.any():
+            results: list[list] = [[] for _ in queries]
+        else:
+            results = self.retriever.search_many(queries, k, None if mask is None else [mask] * len(queries))
+        out = []
+        for hits in results:
+            rows = []
+            for rank, (row, score) in enumerate(hits, 1):
+                c = chunks.iloc[row]
+                section = c["section_path"]
+                rows.append(Hit(rank=rank, chunk_id=c["chunk_id"], doc_id=c["doc_id"], spans=spans_of(c["spans"]),
+                                section=" > ".join(list(section)) if section is not None else "",
+                                display_text=c["display_text"], score=float(score)))
+            out.append(rows)
+        return out[0] if single else out
+
+
 def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
            filters: Filters | None = None, workspace: Workspace | None = None,
            model_path: str | None = None) -> list[Hit] | list[list[Hit]]:
     """Top-k chunks of ``chunk_set`` for ``query`` (a list of queries gives a list of lists)."""
-    from ..settings import Settings
-
-    ws = workspace or Workspace(Settings())
-    if retriever not in KNOWN:
-        raise ValueError(f"unknown retriever {retriever!r}; known: {KNOWN}")
-    version = resolve_chunk_set(ws, chunk_set)
-    index_dir = ws.index_dir(version)
-    if not index_exists(retriever, index_dir):
-        raise ValueError(f"no {retriever} index for {version} under {index_dir} "
-                         f"(dense: false in the chunker config, or not built yet)")
-    chunks = ws.chunks.read(version, columns=["chunk_id", "doc_id", "spans", "section_path", "display_text"])
-    mask = None
-    if filters is not None and filters.active():
-        if not ws.manifest_path.exists():
-            raise ValueError(f"{ws.manifest_path} is missing: filters need the parsed manifest (run `finchunk run`)")
-        manifest = pd.read_parquet(ws.manifest_path)
-        mask = row_mask(chunks["doc_id"].tolist(), manifest, filters)
-    single = isinstance(query, str)
-    queries = [query] if single else list(query)
-    r = load_retriever(retriever, index_dir, chunks, model_path, ws.settings.embeddings_dir)
-    if mask is not None and not mask.any():
-        results: list[list] = [[] for _ in queries]
-    else:
-        results = r.search_many(queries, k, None if mask is None else [mask] * len(queries))
-    out = []
-    for hits in results:
-        rows = []
-        for rank, (row, score) in enumerate(hits, 1):
-            c = chunks.iloc[row]
-            section = c["section_path"]
-            rows.append(Hit(rank=rank, chunk_id=c["chunk_id"], doc_id=c["doc_id"], spans=spans_of(c["spans"]),
-                            section=" > ".join(list(section)) if section is not None else "",
-                            display_text=c["display_text"], score=float(score)))
-        out.append(rows)
-    return out[0] if single else out
+    return Searcher(chunk_set, retriever, workspace, model_path).search(query, k, filters)
