@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,8 @@ import pytest
 from finchunk_pipeline.corpus import schema
 from finchunk_pipeline.settings import DEFAULT_CORPUS, PROJECT_ROOT
 
-DEVDATA = PROJECT_ROOT.parent / "shared" / "devdata"
+# FINCHUNK_DEVDATA points elsewhere (e.g. from a git worktree outside the checkout's parent)
+DEVDATA = Path(os.environ.get("FINCHUNK_DEVDATA") or PROJECT_ROOT.parent / "shared" / "devdata")
 
 needs_devdata = pytest.mark.skipif(not DEVDATA.is_dir(), reason="../shared/devdata is not present")
 

@@ -7,7 +7,8 @@ import pytest
 from finchunk_pipeline.parse import html as H
 from finchunk_pipeline.parse.model import BlockKind
 
-DEVDATA = Path(__file__).resolve().parents[1].parent / "shared" / "devdata"
+from .conftest import DEVDATA
+
 SEC = DEVDATA / "sec_html_dev" / "documents.parquet"
 
 TEN_Q = """<html><head><title>ACME 10-Q</title><style>p { color: red } <b>not text</b></style>

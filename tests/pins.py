@@ -1,0 +1,207 @@
+"""Pinned outputs: digests of every parser's blocks and every strategy's chunks, so a speed
+change that alters a single offset, block, chunk, span, token count or note is caught.
+
+The digests in ``pins.json`` were computed with the code before the throughput work of
+issue 16 (commit a98ea3b) and must not change unless a parser's or a strategy's output is
+meant to change — then bump that parser's / strategy's ``VERSION`` / ``version`` and
+regenerate:
+
+    PYTHONPATH=. python -m tests.pins --write            # the sets the tests check
+    PYTHONPATH=. python -m tests.pins --write --full     # also every document of the devdata sets
+    PYTHONPATH=. python -m tests.pins --check [--full]   # compare, print what differs
+
+Sets: ``default`` (the embedded corpus, every document), and, when ../shared/devdata is
+present, a few documents of each real set (``<set>:small``, checked by the tests) and every
+document (``<set>:full``, checked by ``--check --full`` and bench/bench_all.py). Chunks are
+built for one configuration per strategy (its defaults, a context header with every field,
+token counts on). ``semantic`` uses a deterministic bag-of-words embedding here (its
+algorithm is pinned, not the model; the real model's semantic chunks are pinned by
+``semantic_model`` entries on small sets, a slow test).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parents[1]
+PINS = Path(__file__).with_name("pins.json")
+DEVDATA = Path(os.environ.get("FINCHUNK_DEVDATA") or ROOT.parent / "shared" / "devdata")
+DEFAULT = ROOT / "data" / "corpus" / "default"
+CONTEXT_FIELDS = ("title", "period", "section", "speaker")
+META_FIELDS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end", "filed_at")
+
+# set name -> (corpus folder, documents of the small set: first N by doc_id order in the file)
+SETS = {
+    "financebench_dev": 3,
+    "sec_html_dev": 1,
+    "finqa_dev": 12,
+    "tatqa_dev": 12,
+}
+
+
+def fake_embed(texts, model_path=None):
+    """A deterministic stand-in for the embedding model (bag of words, 64 dims)."""
+    out = []
+    for t in texts:
+        v = np.zeros(64, np.float32)
+        for w in t.lower().split():
+            v[sum(map(ord, w)) % 64] += 1
+        n = np.linalg.norm(v)
+        out.append(v / n if n else v)
+    return np.stack(out) if out else np.zeros((0, 64), np.float32)
+
+
+def corpus_records(name: str, n: int | None = None) -> list[dict]:
+    folder = DEFAULT if name == "default" else DEVDATA / name
+    recs = pq.read_table(folder / "documents.parquet").to_pylist()
+    return recs if n is None else recs[:n]
+
+
+def _h(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def parse_all(records: Iterable[dict]):
+    from finchunk_pipeline.parse.registry import select_parser
+
+    out = []
+    for rec in records:
+        spec = select_parser(rec["doc_type"], rec["format"])
+        content = rec["text"]
+        if spec.input == "bytes":
+            continue  # pdf: pinned by its own tests
+        out.append((spec.name, spec.fn(rec["doc_id"], content, rec), {k: rec.get(k) for k in META_FIELDS}))
+    return out
+
+
+def block_digest(docs) -> dict[str, str]:
+    """Per parser: one digest of its documents' view, offsets, blocks and warnings."""
+    per: dict[str, list] = {}
+    for parser, doc, _ in docs:
+        blocks = [[b.block_id, b.seq, b.kind, b.start, b.end, b.vstart, b.vend, b.text, list(b.section_path),
+                   b.parent_id, b.attrs] for b in doc.blocks]
+        per.setdefault(parser, []).append([doc.doc_id, doc.doc_sha, doc.parser_version, _h(doc.view_text),
+                                           _h(doc.offsets.to_dict()), _h(blocks), doc.warnings])
+    return {p: _h(v) for p, v in sorted(per.items())}
+
+
+def chunk_digest(docs, strategies: Iterable[str] | None = None, real_semantic: bool = False) -> dict[str, str]:
+    """Per strategy: one digest of every chunk's ids, spans, texts, token counts and the notes."""
+    import finchunk_pipeline.chunking.semantic as semantic
+    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.config import ChunkerConfig
+    from finchunk_pipeline.chunking.notes import collecting
+    from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline.chunking.tokens import token_counter
+
+    counter = token_counter()
+    out: dict[str, str] = {}
+    saved = semantic.embed
+    if not real_semantic:
+        semantic.embed = fake_embed
+    try:
+        for name in sorted(strategies or STRATEGIES):
+            if not STRATEGIES[name].available():
+                continue
+            config = ChunkerConfig(name=name.replace("_", "-"), strategy=name, header=True,
+                                   context_fields=CONTEXT_FIELDS)
+            rows = []
+            with collecting() as notes:
+                for _, doc, meta in docs:
+                    for c in chunk_document(config, doc, meta, counter=counter):
+                        rows.append([c.chunk_id, c.kind, [list(s) for s in c.spans], [list(s) for s in c.view_spans],
+                                     list(c.section_path), c.parent_id, c.source_text, c.embedding_text,
+                                     c.display_text, c.n_tokens, c.over_limit, c.block_ids])
+            out[name] = _h([rows, notes.as_dict()])
+    finally:
+        semantic.embed = saved
+    return out
+
+
+def compute(set_name: str, full: bool = False, real_semantic: bool = False) -> dict[str, Any]:
+    if set_name == "default":
+        recs = corpus_records("default")
+    else:
+        recs = corpus_records(set_name, None if full else SETS[set_name])
+    docs = parse_all(recs)
+    entry: dict[str, Any] = {"documents": len(docs), "blocks": block_digest(docs), "chunks": chunk_digest(docs)}
+    if real_semantic:
+        entry["semantic_model"] = chunk_digest(docs, ["semantic"], real_semantic=True)["semantic"]
+    return entry
+
+
+def set_names(full: bool) -> list[str]:
+    names = ["default"]
+    if DEVDATA.is_dir():
+        names += [f"{s}:small" for s in SETS]
+        if full:
+            names += [f"{s}:full" for s in SETS]
+    return names
+
+
+def compute_named(key: str, real_semantic: bool = False) -> dict[str, Any]:
+    name, _, size = key.partition(":")
+    return compute(name, full=(size == "full"), real_semantic=real_semantic)
+
+
+def load() -> dict[str, Any]:
+    return json.loads(PINS.read_text()) if PINS.exists() else {}
+
+
+def diff(expected: dict, got: dict, where: str = "") -> list[str]:
+    out = []
+    for k in sorted(set(expected) | set(got)):
+        e, g = expected.get(k), got.get(k)
+        if isinstance(e, dict) and isinstance(g, dict):
+            out += diff(e, g, f"{where}{k}.")
+        elif e != g:
+            out.append(f"{where}{k}: pinned {e} != now {g}")
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--full", action="store_true", help="also every document of the devdata sets")
+    ap.add_argument("--sets", default="", help="comma-separated keys (default: all)")
+    ap.add_argument("--semantic-model", action="store_true",
+                    help="also pin semantic with the real embedding model (small sets; slow)")
+    args = ap.parse_args()
+    pins = load()
+    keys = [k for k in args.sets.split(",") if k] or set_names(args.full)
+    bad = 0
+    for key in keys:
+        entry = compute_named(key, real_semantic=args.semantic_model and not key.endswith(":full"))
+        if args.write:
+            if not args.semantic_model and "semantic_model" in pins.get(key, {}):
+                entry["semantic_model"] = pins[key]["semantic_model"]
+            pins[key] = entry
+            print(f"{key}: written ({entry['documents']} documents)")
+        else:
+            want = pins.get(key)
+            if want is None:
+                print(f"{key}: not pinned")
+                continue
+            if "semantic_model" not in entry:
+                want = {k: v for k, v in want.items() if k != "semantic_model"}
+            d = diff(want, entry)
+            bad += bool(d)
+            print(f"{key}: {'identical' if not d else 'DIFFERENT'} ({entry['documents']} documents)")
+            for line in d:
+                print(f"  {line}")
+    if args.write:
+        PINS.write_text(json.dumps(pins, indent=1, sort_keys=True) + "\n")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
