@@ -103,3 +103,29 @@ def test_retriever_batches_cover_every_query():
     qs = [f"word{i % 7}" for i in range(600)]  # more than one batch
     hits = r.search_many(qs, 2)
     assert len(hits) == 600 and all(len(h) == 2 for h in hits)
+
+
+def test_scores_many_bit_for_bit_the_sparse_product():
+    """The dense accumulation from postings gives exactly the sparse product's scores (same
+    terms, same order, same products), repeated and negative-idf query terms included."""
+    docs, queries = random_corpus(7, 3000, 400, common=4)
+    idx = BM25Index.build(docs)
+    queries = queries + [["c0"], ["c0", "c0", "c0"], ["w1", "w1"], [], ["nope", "w3"]]
+    expected = (idx.query_matrix(queries) @ idx.weights.T.tocsr()).toarray()
+    got = idx.scores_many(queries)
+    assert np.array_equal(got, expected)
+    assert got.shape == (len(queries), 3000)
+
+
+@pytest.mark.parametrize("n,k", [(5000, 10), (100_003, 10), (20_000, 1), (9000, 37), (640, 10)])
+def test_top_k_large_arrays_block_pruning(n, k):
+    """Large arrays take the block-maxima path: still the stable-sort top k, ties included."""
+    rng = np.random.default_rng(n + k)
+    for scores in (rng.random(n),                                  # distinct
+                   rng.integers(0, 5, n).astype(float),              # heavy ties at the top
+                   np.where(rng.random(n) < 0.999, 0.0, rng.random(n)),  # mostly zeros (BM25-like)
+                   np.zeros(n), -rng.random(n).astype(np.float32)):  # all tied; float32, negative
+        np.testing.assert_array_equal(top_k(scores, k), reference_top(scores, k))
+        mask = rng.random(n) < 0.3
+        rows = np.flatnonzero(mask)
+        np.testing.assert_array_equal(top_k(scores, k, mask), rows[reference_top(scores[rows], k)])

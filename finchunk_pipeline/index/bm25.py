@@ -87,17 +87,56 @@ class BM25Index:
 
     @property
     def weights_t(self) -> sparse.csr_matrix:
-        """(V, N) transposed weights in CSR, built once: query x weights_t is CSR x CSR."""
+        """(V, N) transposed weights in CSR (term-major: one row of postings per term)."""
         wt = getattr(self, "_weights_t", None)
         if wt is None or wt.shape != self.weights.shape[::-1]:
             wt = self._weights_t = self.weights.T.tocsr()
         return wt
 
+    def _postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Term-major postings, built once per index: (indptr, doc indices as intp, weights,
+        weights x idf of the term). Queries read them directly instead of a sparse product."""
+        post = getattr(self, "_post", None)
+        if post is None or post[4] is not self.weights:
+            wt = self.weights.T.tocsr()
+            wt.sort_indices()
+            indptr = wt.indptr.astype(np.intp, copy=False)
+            term = np.repeat(np.arange(wt.shape[0], dtype=np.intp), np.diff(indptr))
+            post = self._post = (indptr, wt.indices.astype(np.intp), wt.data, self.idf[term] * wt.data, self.weights)
+        return post[:4]
+
     def scores_many(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
-        """(Q, N) scores for a batch of queries in one sparse product."""
+        """(Q, N) scores for a batch of queries.
+
+        Bit-for-bit the scores of the sparse product ``query_matrix(queries) @ weights_t``:
+        each document's score is accumulated from 0 over the query's terms in the same
+        (vocabulary) order with the same products, but straight into a dense row per query
+        from the term's postings (no sparse result to build and densify). A term that
+        occurs once in the query uses the precomputed idf x weight, the very product the
+        sparse path computes."""
         if not queries:
             return np.zeros((0, self.size))
-        return (self.query_matrix(queries) @ self.weights_t).toarray()
+        qm = self.query_matrix(queries)
+        indptr, indices, data, wdata = self._postings()
+        idf = self.idf
+        out = np.zeros((len(queries), self.size))
+        q_ptr, q_cols, q_vals = qm.indptr, qm.indices, qm.data
+        for i in range(len(queries)):
+            row = out[i]
+            first = True
+            for p in range(q_ptr[i], q_ptr[i + 1]):
+                j = q_cols[p]
+                a = q_vals[p]
+                s, e = indptr[j], indptr[j + 1]
+                if s == e:
+                    continue
+                w = wdata[s:e] if a == idf[j] else a * data[s:e]
+                if first:  # 0 + w == w: the sum starts from the first term's products
+                    row[indices[s:e]] = w
+                    first = False
+                else:      # a term's postings hold each document once: no repeated index
+                    row[indices[s:e]] += w
+        return out
 
     def save(self, folder: str | Path) -> None:
         folder = Path(folder)
@@ -122,7 +161,11 @@ class BM25Index:
 
 def top_k(scores: np.ndarray, k: int, allowed: np.ndarray | None = None) -> np.ndarray:
     """Indices of the k best scores among the allowed ones, best first, without sorting
-    everything (ties broken by lower index, like a stable sort)."""
+    everything (ties broken by lower index, like a stable sort).
+
+    Large arrays skip a full partition: the k-th largest of the block maxima (blocks of
+    ``_BLOCK`` scores) is a score that at least k scores reach, so every score of the top k
+    (and every tie at its last place) is among the scores >= it; those few are sorted."""
     if allowed is not None:
         rows = np.flatnonzero(allowed)
         return rows[top_k(scores[rows], k)]
@@ -130,6 +173,17 @@ def top_k(scores: np.ndarray, k: int, allowed: np.ndarray | None = None) -> np.n
     k = min(k, n)
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
+    nb = n // _BLOCK
+    if k < n and nb >= 4 * k:
+        maxima = scores[:nb * _BLOCK].reshape(nb, _BLOCK).max(axis=1)
+        if nb * _BLOCK < n:
+            maxima = np.append(maxima, scores[nb * _BLOCK:].max())
+        if not np.isnan(maxima).any():
+            floor = np.partition(maxima, len(maxima) - k)[len(maxima) - k]
+            part = np.flatnonzero(scores >= floor)
+            if len(part) >= k:
+                order = np.lexsort((part, -scores[part]))
+                return part[order][:k].astype(np.int64, copy=False)
     if k < n:
         part = np.argpartition(-scores, k - 1)[:k]
         kth = scores[part].min()
@@ -140,3 +194,6 @@ def top_k(scores: np.ndarray, k: int, allowed: np.ndarray | None = None) -> np.n
         part = np.arange(n)
     order = np.lexsort((part, -scores[part]))
     return part[order][:k]
+
+
+_BLOCK = 64
