@@ -88,52 +88,63 @@ def _form_feed_follows(k: int, blank: list[bool], ff: list[bool]) -> bool:
     return False
 
 
-def page_layout(lines: list[str], form_feed_after: list[bool] | None = None) -> PageLayout:
+def page_layout(lines: list[str], form_feed_after: list[bool] | None = None,
+                blank: list[bool] | None = None) -> PageLayout:
     """Per-line page number, furniture and page-title flags (see the module docstring).
 
-    ``form_feed_after[k]``: a form feed follows line k (a hard page break)."""
+    ``form_feed_after[k]``: a form feed follows line k (a hard page break); ``blank[k]``:
+    line k is whitespace only (computed when not given)."""
     n = len(lines)
-    blank = [not ln.strip() for ln in lines]
+    if blank is None:
+        blank = [not ln.strip() for ln in lines]
     ff = form_feed_after or [False] * n
+    any_ff = any(ff)
     # page ends: a form feed, or a page-number line followed by a blank line / the end
-    ends = [ff[k] or (bool(PAGE_NUMBER.match(lines[k])) and (k + 1 >= n or blank[k + 1])
-                      and not _form_feed_follows(k, blank, ff))
-            for k in range(n)]
+    # (the cheap conditions first; the regex only on lines before a blank line)
+    ends = list(ff) if any_ff else [False] * n
+    match_page_number = PAGE_NUMBER.match
+    for k in range(n):
+        if not ends[k] and (k + 1 >= n or blank[k + 1]) and not blank[k] and match_page_number(lines[k]) \
+                and not (any_ff and _form_feed_follows(k, blank, ff)):
+            ends[k] = True
     page, cur = [], 1
-    for k in range(n):
+    for e in ends:
         page.append(cur)
-        if ends[k]:
+        if e:
             cur += 1
-    # distance (in non-blank lines) from the nearest page break, before and after
-    starts = [k == 0 or ends[k - 1] for k in range(n)]
-    near = [False] * n
+    # the EDGE non-blank lines after a page start / before a page end (a line that both
+    # starts and ends a page looks forward only)
+    starts = [0] + [k + 1 for k in range(n - 1) if ends[k]] if n else []
+    is_start = set(starts)
+    near = set()
+    for k in starts:
+        j, seen = k, 0
+        while j < n and seen < EDGE:
+            if not blank[j]:
+                near.add(j)
+                seen += 1
+            j += 1
     for k in range(n):
-        if starts[k] or ends[k]:
-            # the EDGE non-blank lines after a start / before an end
-            step = 1 if starts[k] else -1
+        if ends[k] and k not in is_start:
             j, seen = k, 0
-            while 0 <= j < n and seen < EDGE:
+            while j >= 0 and seen < EDGE:
                 if not blank[j]:
-                    near[j] = True
+                    near.add(j)
                     seen += 1
-                j += step
-    counts = Counter(_norm(lines[k]) for k in range(n)
-                     if near[k] and not blank[k] and len(lines[k].strip()) <= RUNNING_MAX_CHARS)
+                j -= 1
+    near_lines = sorted(near)
+    counts = Counter(_norm(lines[k]) for k in near_lines if len(lines[k].strip()) <= RUNNING_MAX_CHARS)
     running = {t for t, c in counts.items() if c >= RUNNING_MIN}
     furniture = [False] * n
-    for k in range(n):
-        if blank[k] or not near[k]:
-            continue
+    for k in near_lines:
         s = lines[k]
         if (ends[k] and PAGE_NUMBER.match(s)) or INDEX_LINE.match(s) or _norm(s) in running:
             furniture[k] = True
     # page titles: after a page's leading furniture, the title-like lines
     title = [False] * n
-    for k in range(n):
-        if not starts[k]:
-            continue
+    for k in starts:
         j = k
-        while j < n and (blank[j] or furniture[j]) and not (j > k and starts[j]):
+        while j < n and (blank[j] or furniture[j]) and not (j > k and j in is_start):
             j += 1
         taken = 0
         while j < n and taken < MAX_TITLE_LINES and not blank[j] and not furniture[j] and _title_line(lines[j]):

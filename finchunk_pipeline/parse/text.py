@@ -50,9 +50,12 @@ _RULE = re.compile(r"^[-=_—–\s]+$")
 _PAGE_NO = re.compile(r"^\s*(?:page\s+)?\d{1,3}(?:\s+of\s+\d{1,3})?\s*$|^\s*-\s*\d{1,3}\s*-\s*$", re.I)
 
 
+_YEAR_CELL = re.compile(r"(?:19|20)\d\d")
+
+
 def _is_num(cell: str) -> bool:
     c = cell.strip()
-    return bool(_NUM.match(c)) and not re.fullmatch(r"(?:19|20)\d\d", c)
+    return bool(_NUM.match(c)) and not _YEAR_CELL.fullmatch(c)
 
 
 def _cells(line: str) -> list[tuple[int, int, str]]:
@@ -73,10 +76,47 @@ def _cells(line: str) -> list[tuple[int, int, str]]:
 
 
 def _is_row(line: str) -> bool:
-    cells = _cells(line)
-    if len(cells) < 2:
+    """Two or more cells (``_cells``), two or more of them numeric."""
+    # the cell texts of _cells are the non-blank pieces between separators (edges aside,
+    # which _is_num strips; a blank piece is never numeric)
+    pieces = _CELL_SPLIT.split(line)
+    if len(pieces) < 2:  # no separator: one cell at most
         return False
-    return sum(1 for _, _, c in cells if _is_num(c)) >= 2
+    n_num = 0
+    num, year = _NUM.match, _YEAR_CELL.fullmatch
+    for c in pieces:
+        c = c.strip()
+        if c and num(c) and not year(c):  # _is_num(c)
+            n_num += 1
+            if n_num == 2:
+                return True
+    return False
+
+
+# whitespace str.isspace() knows besides " ", "\t" and the line breaks "\n", "\f"
+_OTHER_SPACE = re.compile("[\r\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+# the first non-blank character of a line _NOTE_LINE or a PART / Item heading can match
+# (besides decimal digits); re.I lets "İ" and "ı" match "i"
+_NOTE_OR_PART_FIRST = frozenset("(*†‡" + SUPERSCRIPTS + "pPiIİı")
+
+
+def _rows(lines: list[tuple[int, int]], text: str, texts: list[str], blank: list[bool],
+          title: list[bool]) -> list[bool]:
+    """``[not blank and not title and _is_row(line)]`` per line. A row has two cells, so a
+    separator inside the line: two whitespace characters in a row, or a tab. With every
+    other whitespace character read as a space, that is "  " or "\t" in the line, found
+    without a regex; only such lines are split into cells."""
+    if _OTHER_SPACE.search(text) is None:
+        spaced = texts
+    else:
+        norm = text.replace("\xa0", " ")
+        if _OTHER_SPACE.search(norm) is not None:
+            norm = _OTHER_SPACE.sub(" ", norm)
+        # same lines: only characters other than the line breaks were replaced (a trailing
+        # "\r" read as a space can only add a candidate, which _is_row then rejects)
+        spaced = norm.split("\n") if "\f" not in text else [norm[a:b] for a, b in lines]
+    return [not b and not t and ("  " in y or "\t" in y) and _is_row(x)
+            for x, y, b, t in zip(texts, spaced, blank, title)]
 
 
 def _is_header_line(line: str) -> bool:
@@ -93,15 +133,19 @@ class _Doc:
         self.doc_id, self.text = doc_id, text
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, str]] = []
-        self.ff = [i for i, c in enumerate(text) if c == "\f"]
+        self.ff = [m.start() for m in re.finditer("\f", text)] if "\f" in text else []
         self.recent: dict[str, str] = {}
+        self._path: tuple[list, tuple[str, ...]] | None = None
 
     def page(self, pos: int) -> int:
         return 1 + bisect_right(self.ff, pos)
 
     @property
     def path(self) -> tuple[str, ...]:
-        return tuple(h for _, h in self.headings)
+        cached = self._path
+        if cached is None or cached[0] != self.headings:  # recomputed only after a heading change
+            cached = self._path = (list(self.headings), tuple(h for _, h in self.headings))
+        return cached[1]
 
     def add(self, kind: str, start: int, end: int, attrs: dict[str, Any] | None = None,
             parent: str | None = None) -> Block:
@@ -129,10 +173,25 @@ class _Doc:
 
 def _cites(text: str) -> list[str]:
     marks = cited_marks(text)
-    for m in _PAREN_CITE.finditer(text):
-        if m.group(1) not in marks:
-            marks.append(m.group(1))
+    if "(" in text:
+        for m in _PAREN_MARK.finditer(text):
+            if m.group(1) not in marks and _paren_cite_at(text, m.start()):
+                marks.append(m.group(1))
     return marks
+
+
+# _PAREN_CITE without its look-behind, so the search starts at a literal "(" (fast); the
+# look-behind is checked per match (_paren_cite_at): the same matches, in the same order
+_PAREN_MARK = re.compile(r"\(\s*(\d{1,2}|[a-z])\s*\)(?=\s|$|[,.;:])")
+_CITE_BEFORE = re.compile(r"[A-Za-z)\]]")
+
+
+def _paren_cite_at(text: str, p: int) -> bool:
+    """_PAREN_CITE matches at the "(" at p: a letter, ")" or "]" before it, directly or
+    across one whitespace character."""
+    if p >= 1 and _CITE_BEFORE.match(text, p - 1):
+        return True
+    return p >= 2 and text[p - 1].isspace() and _CITE_BEFORE.match(text, p - 2) is not None
 
 
 def _line_heading_level(line: str) -> int:
@@ -145,10 +204,22 @@ def _line_heading_level(line: str) -> int:
         return 2
     if _NOTE_HEAD.match(s) and len(s) <= 120:
         return 3
+    if len(s) > 100 or s.endswith((",", ";")):
+        return 0
+    if s.isascii() and not s.isupper():
+        return 0  # an ASCII line with a lower-case letter (or none at all): not ALL CAPS
     letters = [c for c in s if c.isalpha()]
-    if len(s) <= 100 and len(letters) >= 4 and all(c.isupper() for c in letters) and not s.endswith((",", ";")):
+    if len(letters) >= 4 and all(c.isupper() for c in letters):
         return 3
     return 0
+
+
+def _heading_level_1_2(line: str) -> bool:
+    """``_line_heading_level(line) in (1, 2)``: PART and Item lines only."""
+    s = line.strip()
+    if not s or len(s) > 200:
+        return False
+    return bool((_PART.match(s) and len(s) <= 120) or _ITEM.match(s))
 
 
 def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
@@ -159,35 +230,51 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
     # lines split on \n and \f; each (start, end) excludes the separator and a trailing \r
     lines = line_spans(text, "\n\f")
     n = len(lines)
-
-    def L(k: int) -> str:
-        return text[lines[k][0]:lines[k][1]]
+    texts = [text[a:b] for a, b in lines]
+    L = texts.__getitem__
 
     # a form feed ends a block like a blank line does
-    ff_after = [lines[k][1] < len(text) and text[lines[k][1]:lines[k][1] + 2].lstrip("\r")[:1] == "\f"
-                for k in range(n)]
+    if "\f" in text:
+        ff_after = [lines[k][1] < len(text) and text[lines[k][1]:lines[k][1] + 2].lstrip("\r")[:1] == "\f"
+                    for k in range(n)]
+    else:
+        ff_after = [False] * n
+    # first non-blank character of each line ("" for a blank line): cheap pre-checks below
+    firsts = [t.lstrip()[:1] for t in texts]
+    empty = [not c for c in firsts]
     # pages of extracted text: page ends, furniture (page numbers, running headers) and the
     # title lines at a page's top (parse/pages.py); furniture ends blocks like a blank line
-    layout = page_layout([L(k) for k in range(n)], ff_after)
+    layout = page_layout(texts, ff_after, blank=empty)
     furniture, title = layout.furniture, layout.title
-    d.ff = [lines[k][1] for k in range(n - 1) if layout.page[k + 1] != layout.page[k]]
-    blank = [furniture[k] or not L(k).strip() for k in range(n)]
-    row = [(not blank[k]) and not title[k] and _is_row(L(k)) for k in range(n)]
+    page = layout.page
+    d.ff = [lines[k][1] for k in range(n - 1) if page[k + 1] != page[k]]
+    blank = [f or e for f, e in zip(furniture, empty)]
+    row = _rows(lines, text, texts, blank, title)
 
     # pass 1: table extents (header start line h, first row i, last row)
     tables: dict[int, tuple[int, int]] = {}
-    k, prev_end = 0, 0
-    while k < n:
-        if row[k] and _table_follows(k, n, row, blank, L):
-            last = _table_extent(k, n, row, blank, L)
-            h = k
-            while h > prev_end and k - h < 3 and not blank[h - 1] and not ff_after[h - 1] \
-                    and not title[h - 1] and _is_header_line(L(h - 1)):
-                h -= 1
-            tables[h] = (k, last)
-            prev_end = k = last + 1
+    prev_end = 0
+    for k in [k for k in range(n) if row[k]]:
+        if k < prev_end or not _table_follows(k, n, row, blank, L):
             continue
-        k += 1
+        last = _table_extent(k, n, row, blank, L)
+        h = k
+        while h > prev_end and k - h < 3 and not blank[h - 1] and not ff_after[h - 1] \
+                and not title[h - 1] and _is_header_line(L(h - 1)):
+            h -= 1
+        tables[h] = (k, last)
+        prev_end = last + 1
+
+    # a line that may end a paragraph whatever the state: blank, after a form feed, a page
+    # title, a table's first line; and a line that may start a note or a PART / Item heading
+    # (by its first character; checked exactly when met)
+    stop = [b or t for b, t in zip(blank, title)]
+    for k in range(1, n):
+        if ff_after[k - 1]:
+            stop[k] = True
+    for k in tables:
+        stop[k] = True
+    maybe = [c in _NOTE_OR_PART_FIRST or c.isdecimal() for c in firsts]
 
     i = 0
     while i < n:
@@ -204,14 +291,14 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
             i += 1
             continue
         s, e = lines[i]
-        cur = L(i)
+        cur = texts[i]
         if title[i]:
             lvl = _line_heading_level(cur)
             d.heading(lvl if lvl in (1, 2) else 3, s, e)
             i += 1
             continue
         # notes
-        nm = _note_mark(cur, d.recent)
+        nm = _note_mark(cur, d.recent) if maybe[i] else None
         if nm is not None:
             attrs = {"mark": nm}
             if nm in d.recent:
@@ -232,20 +319,21 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
             continue
         # paragraph
         j = i + 1
-        while j < n and not blank[j] and not ff_after[j - 1]:
-            nxt = L(j)
-            if j in tables or title[j] or _note_mark(nxt, d.recent) is not None \
-                    or _line_heading_level(nxt) in (1, 2):
-                break
+        while j < n and not stop[j]:
+            if maybe[j]:
+                nxt = texts[j]
+                if _note_mark(nxt, d.recent) is not None or _heading_level_1_2(nxt):
+                    break
             j += 1
-        body = text[s:lines[j - 1][1]]
+        end = lines[j - 1][1]
+        body = text[s:end]
         attrs: dict[str, Any] = {}
         marks = _cites(body)
         if marks:
             attrs["cites"] = marks
         if j == i + 1 and _PAGE_NO.match(cur):
             attrs["furniture"] = True
-        b = d.add(BlockKind.PARAGRAPH, s, lines[j - 1][1], attrs)
+        b = d.add(BlockKind.PARAGRAPH, s, end, attrs)
         for m in marks:
             d.recent[m] = b.block_id
         i = j
@@ -344,12 +432,13 @@ def _table(d: _Doc, text: str, lines, h: int, i: int, last: int, row: list[bool]
     """Emit the table: header lines h..i-1, rows i..last."""
     data_lines = [k for k in range(i, last + 1) if not blank[k]]
     header_lines = list(range(h, i))
+    cells_of = {k: _cells(L(k)) for k in header_lines + data_lines}  # each line split once
     # column anchors from the widest data row
-    widest = max((k for k in data_lines if row[k]), key=lambda k: len(_cells(L(k))))
-    anchors = [(s, e) for s, e, _ in _cells(L(widest))]
+    widest = max((k for k in data_lines if row[k]), key=lambda k: len(cells_of[k]))
+    anchors = [(s, e) for s, e, _ in cells_of[widest]]
     columns: list[list[str]] = [[] for _ in anchors]
     for k in header_lines:
-        cells = _cells(L(k))
+        cells = cells_of[k]
         # right-align numeric headers to the rightmost anchors when they are fewer
         for s, e, c in cells:
             best = min(range(len(anchors)), key=lambda a: abs((anchors[a][0] + anchors[a][1]) / 2 - (s + e) / 2))
@@ -378,7 +467,7 @@ def _table(d: _Doc, text: str, lines, h: int, i: int, last: int, row: list[bool]
     cites: list[str] = []
     for k in header_lines + data_lines:
         s, e = lines[k]
-        cells = [c.strip() for _, _, c in _cells(L(k))]
+        cells = [c.strip() for _, _, c in cells_of[k]]
         rattrs: dict[str, Any] = {"cells": cells, "is_header": k < i}
         marks = _cites(cells[0]) if cells else []
         marks += [m for m in cited_marks(L(k)) if m not in marks]
