@@ -31,7 +31,15 @@ def _tokenizer(model_path: str | None = None):
 
 
 def token_offsets(text: str, model_path: str | None = None) -> list[tuple[int, int, bool]]:
-    """(char start, char end, is_word_start) for every token of ``text`` (no special tokens)."""
+    """(char start, char end, is_word_start) for every token of ``text`` (no special tokens).
+
+    Word by word through the counter's cache when the tokenizer allows it (tokens.py:
+    ``TokenCounter.offsets``, the same tokens and offsets as one ``encode`` of the text)."""
+    from .tokens import token_counter
+
+    counter = token_counter(model_path)
+    if counter.by_word:
+        return counter.offsets(text)
     enc = _tokenizer(model_path).encode(text, add_special_tokens=False)
     out = []
     prev_end = -1

@@ -58,13 +58,19 @@ class Packer:
     embedding text; ``special``: special tokens a count includes (2 for BERT-class)."""
 
     def __init__(self, count: Callable[[str], int], budget: int, special: int | None = None,
-                 count_many: Callable[[list[str]], list[int]] | None = None):
+                 count_many: Callable[[list[str]], list[int]] | None = None, additive: bool = False):
+        """``additive``: a text's count is the special tokens plus the sum of its
+        whitespace-separated words' counts (chunking/tokens.py: exact for BERT-style
+        tokenizers), so the estimate of a group joined by ``SPAN_JOINER`` is its count and
+        needs no verification."""
         if budget <= 0:
             raise ValueError(f"budget must be > 0, got {budget}")
         self.count = count
         self.count_many = count_many or (lambda texts: [count(t) for t in texts])
         self.budget = budget
         self.special = count("") if special is None else special
+        self.additive = additive and not SPAN_JOINER.strip()
+        self._header_tokens: dict[str, int] = {}
 
     @classmethod
     def for_model(cls, model_path: str | None = None, budget: int = 0, margin: int = -1) -> "Packer":
@@ -75,11 +81,16 @@ class Packer:
             budget = default_budget(counter.max_tokens) if margin < 0 else counter.max_tokens - margin
         if budget > counter.max_tokens:
             raise ValueError(f"budget {budget} exceeds the model limit {counter.max_tokens}")
-        return cls(counter.count, budget, count_many=counter.count_many)
+        return cls(counter.count, budget, count_many=counter.count_many, additive=counter.by_word)
 
     def header_tokens(self, header: str) -> int:
         """Tokens the header adds to an embedding text (``header + "\\n\\n" + source``)."""
-        return 0 if not header else self.count(header) - self.special
+        if not header:
+            return 0
+        n = self._header_tokens.get(header)
+        if n is None:
+            n = self._header_tokens[header] = self.count(header) - self.special
+        return n
 
     def source_budget(self, header: str = "") -> int:
         room = self.budget - self.header_tokens(header)
@@ -99,8 +110,12 @@ class Packer:
         ``header``: the context header the chunk's embedding text will carry (or a function
         of the group's first unit); the source budget is what it leaves."""
         head = header if callable(header) else (lambda u, h=header: h)
-        texts = [u.text(view) for u in units]
-        counts = self.count_many(texts)
+        # a unit's count is kept on it (Unit.tokens): a unit packed again after its section's
+        # refused units were split is not counted again (its text has not changed)
+        todo = [u for u in units if u.tokens <= 0]
+        for u, t in zip(todo, self.count_many([u.text(view) for u in todo])):
+            u.tokens = t
+        counts = [u.tokens for u in units]
         groups: list[list[Unit]] = []
         refused: list[Unit] = []
         cur: list[Unit] = []
@@ -140,7 +155,7 @@ class Packer:
         return PackResult(groups, refused)
 
     def _verify(self, group: list[Unit], view: str, budget: int) -> list[list[Unit]]:
-        if len(group) == 1:
+        if len(group) == 1 or self.additive:  # additive: the estimate is the count
             return [group]
         text = SPAN_JOINER.join(u.text(view) for u in group)
         if self.count(text) <= budget:

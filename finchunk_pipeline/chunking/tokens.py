@@ -2,13 +2,32 @@
 
 Counts include special tokens ([CLS]/[SEP]) and never truncate, so a chunk over the
 model's limit is visible instead of silently cut by ``encode``.
+
+Counting is by word, exactly: for a BERT-style tokenizer (``BertNormalizer`` +
+``BertPreTokenizer`` + ``WordPiece``, a constant number of special tokens) every character
+the normalizer does not delete is normalised on its own, whitespace always separates words
+and a word's pieces never depend on its neighbours, so a text's count is the special tokens
+plus the sum of the counts of its whitespace-separated words (``str.split``). The few
+characters Python splits on but the normalizer deletes instead (``\x0b``, ``\x0c``,
+``\x1c``-``\x1f``, ``\x85``: they join their neighbours) are deleted first. Each distinct
+word is encoded once, in batches through the tokenizer's batch API, and remembered
+(``WORD_CACHE_MAX`` words): counting a text is then a split and dictionary look-ups, about
+10x the tokenizer's own speed on a corpus whose words repeat. Any other tokenizer is counted
+text by text with ``encode_batch``. tests/test_tokens.py checks the counts against
+``encode`` on real chunks and on random Unicode text.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
+
+WORD_CACHE_MAX = 1_000_000  # distinct words remembered per counter (cleared beyond)
+# characters str.split() splits on that BertNormalizer deletes (category Cc, not \t \n \r)
+_DELETED_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
+_WORD = re.compile(r"\S+")  # the words of str.split(), with their positions
 
 
 def default_model_path() -> str:
@@ -33,14 +52,103 @@ class TokenCounter:
         self._tok.no_truncation()
         self._tok.no_padding()
         self.max_tokens = _max_seq_length(Path(self.model_path))
+        self.by_word = _word_additive(json.loads(tok_file.read_text(encoding="utf-8")))
+        self.special = len(self._tok.encode("", add_special_tokens=True).ids)
+        self._words: dict[str, int] = {}
+        self._pieces: dict[str, list[tuple[int, int, bool]]] = {}
 
     def count(self, text: str) -> int:
+        return self.count_many([text])[0]
+
+    def count_exact(self, text: str) -> int:
+        """The tokenizer's own count of the whole text (what ``count`` equals)."""
         return len(self._tok.encode(text, add_special_tokens=True).ids)
 
     def count_many(self, texts: list[str]) -> list[int]:
         if not texts:
             return []
-        return [len(e.ids) for e in self._tok.encode_batch(texts, add_special_tokens=True)]
+        if not self.by_word:
+            return [len(e.ids) for e in self._tok.encode_batch(list(texts), add_special_tokens=True)]
+        words = self._words
+        get = words.__getitem__
+        special = self.special
+        deleted = _DELETED_SPACE.search
+        out = []
+        for text in texts:
+            ws = (_DELETED_SPACE.sub("", text) if deleted(text) else text).split()
+            try:
+                out.append(special + sum(map(get, ws)))
+            except KeyError:  # unseen words: encode them (in one batch), then count
+                self._learn(ws)
+                out.append(special + sum(map(words.__getitem__, ws)))
+        return out
+
+    def _learn(self, ws: list[str]) -> None:
+        words = self._words
+        new = list({w: None for w in ws if w not in words})
+        if not new:
+            return
+        if len(words) + len(new) > WORD_CACHE_MAX:
+            words.clear()
+            new = list(dict.fromkeys(ws))
+        encode = getattr(self._tok, "encode_batch_fast", None) or self._tok.encode_batch
+        for w, enc in zip(new, encode(new, add_special_tokens=False)):
+            words[w] = len(enc.ids)
+
+    def learn_texts(self, texts: list[str]) -> None:
+        """Encode the unseen words of many texts in one batch (optional: count_many learns
+        as it goes; one large batch uses the tokenizer's threads better)."""
+        if self.by_word:
+            seen: dict[str, None] = {}
+            for t in texts:
+                seen.update(dict.fromkeys(_DELETED_SPACE.sub("", t).split() if _DELETED_SPACE.search(t)
+                                          else t.split()))
+            self._learn(list(seen))
+
+
+    # -- token offsets ------------------------------------------------------------------
+    def offsets(self, text: str) -> list[tuple[int, int, bool]]:
+        """(char start, char end, is_word_start) of every token of ``text`` without special
+        tokens: a token is no word start when it is a ``##`` piece or touches the previous
+        token between two alphanumeric characters. By word like ``count_many``: a word's
+        tokens (and their offsets inside it) do not depend on its neighbours, and a word's
+        first token never touches the previous word's last (whitespace lies between)."""
+        if not self.by_word or _DELETED_SPACE.search(text):
+            return _flagged(text, self._tok.encode(text, add_special_tokens=False))
+        found = [(m.start(), m.group()) for m in _WORD.finditer(text)]
+        cache = self._pieces
+        new = list({w: None for _, w in found if w not in cache})
+        if new:
+            if len(cache) + len(new) > WORD_CACHE_MAX:
+                cache.clear()
+                new = list({w: None for _, w in found})
+            for w, enc in zip(new, self._tok.encode_batch(new, add_special_tokens=False)):
+                cache[w] = _flagged(w, enc)
+        out: list[tuple[int, int, bool]] = []
+        for base, w in found:
+            out.extend([(base + s, base + e, f) for s, e, f in cache[w]])
+        return out
+
+
+def _flagged(text: str, enc) -> list[tuple[int, int, bool]]:
+    out = []
+    prev_end = -1
+    for (s, e), tok in zip(enc.offsets, enc.tokens):
+        cont = tok.startswith("##") or (s == prev_end and s > 0 and text[s - 1].isalnum() and text[s].isalnum())
+        out.append((s, e, not cont))
+        prev_end = e
+    return out
+
+
+def _word_additive(spec: dict) -> bool:
+    """Is a text's count the sum of its whitespace-separated words' counts (+ specials)?"""
+    norm, pre, model, post = (spec.get(k) or {} for k in ("normalizer", "pre_tokenizer", "model", "post_processor"))
+    if norm.get("type") != "BertNormalizer" or pre.get("type") != "BertPreTokenizer":
+        return False
+    if model.get("type") != "WordPiece" or post.get("type") not in ("TemplateProcessing", "BertProcessing"):
+        return False
+    # added tokens are matched on the raw text: one with whitespace inside would span words
+    return not any(any(c.isspace() for c in a.get("content", "")) for a in spec.get("added_tokens") or [])
 
 
 def _max_seq_length(path: Path) -> int:
