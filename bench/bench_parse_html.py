@@ -10,13 +10,14 @@ flat (a ratio of 2x/1x near 2.0, not 4.0).
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
 from finchunk_pipeline.parse import html as H
 
 ROOT = Path(__file__).resolve().parents[1]
-SEC = ROOT.parent / "shared" / "devdata" / "sec_html_dev" / "documents.parquet"
+SEC = Path(os.environ.get("FINCHUNK_DEVDATA") or ROOT.parent / "shared" / "devdata") / "sec_html_dev" / "documents.parquet"
 
 PARA = '<div><span style="font-weight:400">Lorem ipsum &amp; dolor sit amet, 1,234.</span></div>\n'
 ROW = '<tr><td>Label</td><td>$</td><td>1,234&#160;</td><td/></tr>'

@@ -41,6 +41,7 @@ from bisect import bisect_right
 from typing import Any
 
 from ..storage import sha256_text
+from .gcpause import without_gc
 from .lines import UNIT
 from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
@@ -49,8 +50,10 @@ VERSION = "1"
 
 MAX_CHARS = 60_000_000  # beyond this the tail is not parsed (recorded as a warning)
 
+# attributes are consumed by runs (a "/" alone, so "/>" still closes the tag): the same
+# matches as one character per step, in fewer steps
 _TAG = re.compile(
-    r"<(?:(!--)|(!\[CDATA\[)|([!?])|(/?)([A-Za-z][\w:.-]*)((?:[^<>\"']|\"[^\"]{0,4000}\"|'[^']{0,4000}')*?)(/?)>)",
+    r"<(?:(!--)|(!\[CDATA\[)|([!?])|(/?)([A-Za-z][\w:.-]*)((?:[^<>\"'/]+|/|\"[^\"]{0,4000}\"|'[^']{0,4000}')*?)(/?)>)",
     re.S,
 )
 _TEXTPIECE = re.compile(
@@ -87,6 +90,31 @@ _LEAD_MARK = re.compile(r"^(?:\(\s*(?:\d{1,2}|[a-z])\s*\)|[*†‡§]+)$")
 _FURNITURE = re.compile(r"^(?:\d{1,3}|[ivxl]{1,5}|.{0,80}\|\s*\d{1,3}|page \d{1,3}(?: of \d+)?|table of contents)$", re.I)
 _PERIOD_HDR = re.compile(r"\b(?:ended|as of|months|year|quarter|at (?:june|december|march|september))\b", re.I)
 _ORDINALS = frozenset(("st", "nd", "rd", "th", "tm", "sm", "®"))
+
+
+_ATTR_CACHE_MAX = 100_000
+_ATTR_EFFECTS: dict[str, tuple[bool, int, bool]] = {}  # attribute string -> _attr_effects (filings repeat them)
+
+
+def _attr_effects(attrs: str) -> tuple[bool, int, bool]:
+    """What an element's attributes do to its subtree: (hidden, bold: 1 on / -1 off / 0,
+    superscript)."""
+    hidden, bold, sup = False, 0, False
+    if "style" in attrs or "STYLE" in attrs:
+        m = _STYLE.search(attrs)
+        if m:
+            st = m.group(1) if m.group(1) is not None else m.group(2)
+            if _HIDDEN_STYLE.search(st):
+                hidden = True
+            if _BOLD_ON.search(st):
+                bold = 1
+            elif _BOLD_OFF.search(st):
+                bold = -1
+            if _SUP_STYLE.search(st):
+                sup = True
+    if " hidden" in attrs and re.search(r"\shidden(?:\s|=|$)", attrs):
+        hidden = True
+    return hidden, bold, sup
 
 
 class _Buf:
@@ -138,7 +166,7 @@ class _Buf:
         self.kinds.append(kind)
         self.bold.append(bold)
         self.sup.append(sup)
-        n = sum(1 for c in s if c.isalnum()) if len(s) < 64 else len(s) - s.count(" ")
+        n = sum(map(str.isalnum, s)) if len(s) < 64 else len(s) - s.count(" ")
         self.nalnum += n
         if bold:
             self.nbold += n
@@ -235,20 +263,20 @@ class _Parser:
             bold = True
         elif tag == "sup":
             sup = True
-        if "style" in attrs or "STYLE" in attrs:
-            m = _STYLE.search(attrs)
-            if m:
-                st = m.group(1) if m.group(1) is not None else m.group(2)
-                if _HIDDEN_STYLE.search(st):
-                    hidden = True
-                if _BOLD_ON.search(st):
-                    bold = True
-                elif _BOLD_OFF.search(st):
-                    bold = False
-                if _SUP_STYLE.search(st):
-                    sup = True
-        if " hidden" in attrs and re.search(r"\shidden(?:\s|=|$)", attrs):
-            hidden = True
+        if attrs:
+            fx = _ATTR_EFFECTS.get(attrs)
+            if fx is None:
+                if len(_ATTR_EFFECTS) >= _ATTR_CACHE_MAX:
+                    _ATTR_EFFECTS.clear()
+                fx = _ATTR_EFFECTS[attrs] = _attr_effects(attrs)
+            if fx[0]:
+                hidden = True
+            if fx[1] == 1:
+                bold = True
+            elif fx[1] == -1:
+                bold = False
+            if fx[2]:
+                sup = True
         self.stack.append((tag, hidden, bold, sup))
         self.counts[tag] = self.counts.get(tag, 0) + 1
         self.hidden, self.bold, self.sup = hidden, bold, sup
@@ -588,7 +616,8 @@ class _Parser:
             s = m.start()
             if s > pos:
                 self._text(pos, s)
-            if m.group(1):  # comment
+            comment, cdata, decl, closing, tag, attrs, selfclose = m.groups()
+            if comment:
                 e = raw.find("-->", s + 4)
                 if e < 0:
                     self.warnings.append(f"unterminated comment at {s}: rest of document ignored")
@@ -596,17 +625,17 @@ class _Parser:
                     break
                 pos = e + 3
                 continue
-            if m.group(2):  # CDATA: keep its text
+            if cdata:  # CDATA: keep its text
                 e = raw.find("]]>", s)
                 e = n if e < 0 else e
                 self._text(s + 9, e)
                 pos = e + 3
                 continue
-            if m.group(3):  # <!DOCTYPE>, <?xml?>
+            if decl:  # <!DOCTYPE>, <?xml?>
                 e = raw.find(">", s)
                 pos = n if e < 0 else e + 1
                 continue
-            closing, tag, attrs, selfclose = m.group(4), m.group(5).lower(), m.group(6), m.group(7)
+            tag = tag.lower()
             pos = m.end()
             if closing:
                 self._close(tag, s)
@@ -638,7 +667,7 @@ class _Parser:
 
 def _heading_level(text: str, buf: _Buf) -> int:
     n = len(text)
-    if n > 300 or not any(c.isalpha() for c in text):
+    if n > 300 or not any(map(str.isalpha, text)):
         return 0
     if _PART.match(text) and n <= 150:
         return 1
@@ -648,8 +677,10 @@ def _heading_level(text: str, buf: _Buf) -> int:
         return 2
     if buf.is_bold() and not _NOTE_START.match(text):
         return 3
+    if n > 100 or (text.isascii() and not text.isupper()):
+        return 0  # too long, or an ASCII text with a lower-case letter: not ALL CAPS
     letters = [c for c in text if c.isalpha()]
-    if n <= 100 and len(letters) >= 6 and all(c.isupper() for c in letters) and not text.rstrip().endswith(
+    if len(letters) >= 6 and all(c.isupper() for c in letters) and not text.rstrip().endswith(
             (".", ",", ";")):
         return 3
     return 0
@@ -888,6 +919,7 @@ def outer_span(raw: str, start: int, end: int, max_tags: int = 12) -> tuple[int,
     return s, e
 
 
+@without_gc
 def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
     if text is None or not text.strip():
         raise ValueError(f"{doc_id}: HTML document has no text at all")

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..storage import sha256_text
 from .footnotes import cited_marks, note_mark
+from .gcpause import without_gc
 from .lines import UNIT
 from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
@@ -77,6 +78,7 @@ class _Builder:
         return block
 
 
+@without_gc
 def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
     if not text.strip():
         raise ValueError(f"{doc_id}: document text is empty")

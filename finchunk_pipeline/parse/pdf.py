@@ -35,6 +35,7 @@ from collections import Counter
 from typing import Any
 
 from ..storage import sha256_bytes
+from .gcpause import without_gc
 from .lines import line_spans
 from .model import BlockKind, ParsedDocument
 from .offsets import OffsetMap
@@ -115,6 +116,7 @@ def _title_like(s: str) -> bool:
     return sum(c.isalpha() for c in s) >= 3 and len(s.split()) <= 16
 
 
+@without_gc
 def parse(doc_id: str, data: bytes, meta: dict[str, Any] | None = None) -> ParsedDocument:
     if not isinstance(data, (bytes, bytearray)):
         raise ValueError(f"{doc_id}: the pdf parser takes the file's bytes, got {type(data).__name__}")

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..storage import sha256_text
 from .footnotes import SUPERSCRIPTS, cited_marks, sup_to_digits
+from .gcpause import without_gc
 from .lines import UNIT, line_spans
 from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
@@ -222,6 +223,7 @@ def _heading_level_1_2(line: str) -> bool:
     return bool((_PART.match(s) and len(s) <= 120) or _ITEM.match(s))
 
 
+@without_gc
 def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
     if text is None or not text.strip():
         raise ValueError(f"{doc_id}: text document is empty")

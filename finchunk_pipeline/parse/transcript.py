@@ -31,6 +31,7 @@ import re
 from typing import Any
 
 from ..storage import sha256_text
+from .gcpause import without_gc
 from .lines import line_spans
 from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
@@ -166,6 +167,7 @@ def _speaker(line: str, nxt_blank: bool, known: dict[str, dict], issuer: str) ->
     return None
 
 
+@without_gc
 def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
     if text is None or not text.strip():
         raise ValueError(f"{doc_id}: transcript is empty")
