@@ -10,7 +10,7 @@ BIN     = $(VENV)/bin
 $(BIN)/finchunk: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,baselines,postgres,s3,k8s]'
+	$(BIN)/python -m pip install --quiet -e '.[test,baselines,onnx,bench,postgres,s3,k8s]'
 	touch $@
 
 run: $(BIN)/finchunk

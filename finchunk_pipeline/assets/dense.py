@@ -22,7 +22,7 @@ DENSE_KIND_ENV = "FINCHUNK_DENSE_INDEX"  # "flat" (default, exact) or "hnsw" (ap
 
 def _faiss_index(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     from ..chunking.tokens import default_model_path
-    from ..index.embed import model_id
+    from ..index.embed import get_embedder
 
     if not config.dense:
         context.log.info(f"{config.name}: dense: false in the chunker config, no dense index")
@@ -45,7 +45,8 @@ def _faiss_index(context: AssetExecutionContext, pipeline: PipelineResource, con
     if kind not in ("flat", "hnsw"):
         raise ValueError(f"{DENSE_KIND_ENV}={kind!r}: expected flat or hnsw")
     model_path = pipeline.model() or default_model_path()
-    mid = model_id(model_path)
+    # the embedder's model id: the model, and the backend when not torch (FINCHUNK_EMBED_BACKEND)
+    mid = get_embedder(model_path, ws.settings.embeddings_dir).model_id
     folder = ws.index_dir(config.version_name)
     marker = folder / "dense.json"
     key = f"{chunks_manifest['inputs']}:{mid}:{kind}:{DENSE_VERSION}"

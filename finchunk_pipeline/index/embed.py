@@ -11,6 +11,9 @@
   batch holds similar lengths (less padding). Vectors are L2-normalised float32.
 * MiniLM's ``max_seq_length`` is 256 tokens: longer texts are cut by the model (chunkers
   report ``over_limit`` for those).
+* ``backend`` (``FINCHUNK_EMBED_BACKEND``): ``torch`` (sentence-transformers, the default),
+  ``onnx`` or ``onnx-int8`` (the same weights exported locally to ONNX Runtime; extra
+  ``onnx``; see onnx_backend.py). A non-torch backend has its own model id and cache.
 """
 from __future__ import annotations
 
@@ -94,6 +97,7 @@ class Embedder:
     batch_size: int = 32
     use_cache: bool = True
     device: str = "cpu"
+    backend: str | None = None              # default: FINCHUNK_EMBED_BACKEND, else "torch"
     _model: object = field(default=None, init=False, repr=False)
     _query_memo: dict = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -109,12 +113,29 @@ class Embedder:
 
             self.cache_dir = Settings().embeddings_dir
         self.cache_dir = Path(self.cache_dir)
-        self.model_id = model_id(self.model_path)
+        from .onnx_backend import EXPORT_VERSION, backend_from_env
+
+        self.backend = backend_from_env(self.backend)
+        self.base_model_id = model_id(self.model_path)
+        # vectors of another backend differ (rounding, quantisation): their own id and cache
+        self.model_id = self.base_model_id if self.backend == "torch" else \
+            f"{self.base_model_id}-{self.backend}-e{EXPORT_VERSION}"
 
     # -- model -------------------------------------------------------------------------
     @property
     def model(self):
         with self._lock:
+            if self._model is None and self.backend != "torch":
+                from . import onnx_backend
+
+                if not onnx_backend.available():
+                    raise RuntimeError(f"embedding backend {self.backend!r} needs onnxruntime and onnx: "
+                                       "pip install 'finchunk_pipeline[onnx]'")
+                if not Path(self.model_path).is_dir():
+                    raise ValueError(f"embedding backend {self.backend!r} exports a local model folder; "
+                                     f"{self.model_path} is not one")
+                self._model = onnx_backend.OnnxEncoder(self.model_path, self.export_dir,
+                                                       int8=self.backend == "onnx-int8")
             if self._model is None:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -129,6 +150,11 @@ class Embedder:
 
                 self._model = SentenceTransformer(self.model_path, device=self.device)
         return self._model
+
+    @property
+    def export_dir(self) -> Path:
+        """Where a non-torch backend keeps its export: ``<data>/models/<model id>/``."""
+        return self.cache_dir.parent / "models" / self.base_model_id
 
     @property
     def dim(self) -> int:
@@ -149,16 +175,22 @@ class Embedder:
     def cache_folder(self) -> Path:
         return self.cache_dir / self.model_id
 
-    def _shards(self) -> list[Path]:
-        folder = self.cache_folder
+    def folder(self, namespace: str = "") -> Path:
+        """The cache folder of a namespace: "" for chunk texts, e.g. "sentences" for
+        semantic chunking's sentence vectors (kept apart: a chunk's vector never comes from
+        a sentence embedded in another batch)."""
+        return self.cache_folder if not namespace else self.cache_dir / f"{self.model_id}.{namespace}"
+
+    def _shards(self, namespace: str = "") -> list[Path]:
+        folder = self.folder(namespace)
         return sorted(folder.glob("shard-*.parquet")) if folder.is_dir() else []
 
-    def cache_lookup(self, shas: Sequence[str]) -> dict[str, np.ndarray]:
+    def cache_lookup(self, shas: Sequence[str], namespace: str = "") -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         if not self.use_cache or not shas:
             return found
         wanted = pa.array(sorted(set(shas)), type=pa.string())
-        for shard in self._shards():
+        for shard in self._shards(namespace):
             try:
                 t = pq.read_table(shard, filters=pc.field("sha").isin(wanted))
             except (FileNotFoundError, OSError):  # compacted away by a concurrent writer
@@ -170,7 +202,7 @@ class Embedder:
                 found.setdefault(sha, v)
         return found
 
-    def cache_store(self, shas: Sequence[str], vectors: np.ndarray) -> None:
+    def cache_store(self, shas: Sequence[str], vectors: np.ndarray, namespace: str = "") -> None:
         if not self.use_cache or not len(shas):
             return
         dim = vectors.shape[1]
@@ -178,11 +210,11 @@ class Embedder:
         table = pa.table({"sha": pa.array(list(shas), type=pa.string()),
                           "vector": pa.FixedSizeListArray.from_arrays(flat, dim)})
         name = f"shard-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.parquet"
-        write_parquet(self.cache_folder / name, table)
-        self._maybe_compact()
+        write_parquet(self.folder(namespace) / name, table)
+        self._maybe_compact(namespace)
 
-    def _maybe_compact(self) -> None:
-        shards = self._shards()
+    def _maybe_compact(self, namespace: str = "") -> None:
+        shards = self._shards(namespace)
         if len(shards) <= MAX_SHARDS:
             return
         tables = []
@@ -197,13 +229,16 @@ class Embedder:
         # keep one row per sha
         _, first = np.unique(np.asarray(merged.column("sha").to_pylist(), dtype=object), return_index=True)
         merged = merged.take(pa.array(np.sort(first)))
-        write_parquet(self.cache_folder / f"shard-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}-c.parquet", merged)
+        write_parquet(self.folder(namespace) / f"shard-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}-c.parquet",
+                      merged)
         for s in shards:  # only the shards merged above; concurrent new shards stay
             s.unlink(missing_ok=True)
 
     # -- the pipeline call ---------------------------------------------------------------
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> tuple[np.ndarray, EmbedStats]:
-        """(len(texts), dim) normalised float32 vectors in input order, and what it cost."""
+    def embed(self, texts: Sequence[str], progress: Progress | None = None,
+              namespace: str = "") -> tuple[np.ndarray, EmbedStats]:
+        """(len(texts), dim) normalised float32 vectors in input order, and what it cost
+        (``namespace``: which cache folder, see ``folder``)."""
         t0 = time.perf_counter()
         stats = EmbedStats(texts=len(texts))
         shas = [sha256_text(t) for t in texts]
@@ -211,7 +246,7 @@ class Embedder:
         for sha, text in zip(shas, texts):
             unique.setdefault(sha, text)
         stats.unique = len(unique)
-        vectors = self.cache_lookup(list(unique))
+        vectors = self.cache_lookup(list(unique), namespace)
         stats.cache_hits = len(vectors)
         todo = [(sha, text) for sha, text in unique.items() if sha not in vectors]
         total = len(todo)
@@ -228,7 +263,7 @@ class Embedder:
                 new = np.concatenate([self.encode([t for _, t in part[j:j + self.batch_size]])
                                       for j in range(0, len(part), self.batch_size)])
                 stats.model_seconds += time.perf_counter() - tm
-                self.cache_store([s for s, _ in part], new)
+                self.cache_store([s for s, _ in part], new, namespace)
                 for (sha, _), v in zip(part, new):
                     vectors[sha] = v
                 done += len(part)
@@ -262,12 +297,16 @@ def _fixed_list_to_numpy(col: pa.ChunkedArray) -> np.ndarray:
 
 
 @lru_cache(maxsize=4)
-def _shared(model_path: str, cache_dir: str) -> Embedder:
-    return Embedder(model_path=model_path, cache_dir=cache_dir)
+def _shared(model_path: str, cache_dir: str, backend: str) -> Embedder:
+    return Embedder(model_path=model_path, cache_dir=cache_dir, backend=backend)
 
 
-def get_embedder(model_path: str | None = None, cache_dir: str | Path | None = None) -> Embedder:
-    """One Embedder (one loaded model, one query memo) per (model, cache) in this process."""
+def get_embedder(model_path: str | None = None, cache_dir: str | Path | None = None,
+                 backend: str | None = None) -> Embedder:
+    """One Embedder (one loaded model, one query memo) per (model, cache, backend) in this
+    process; ``backend`` defaults to FINCHUNK_EMBED_BACKEND (else torch)."""
+    from .onnx_backend import backend_from_env
+
     if not model_path:
         from ..chunking.tokens import default_model_path
 
@@ -276,4 +315,4 @@ def get_embedder(model_path: str | None = None, cache_dir: str | Path | None = N
         from ..settings import Settings
 
         cache_dir = Settings().embeddings_dir
-    return _shared(str(model_path), str(Path(cache_dir).resolve()))
+    return _shared(str(model_path), str(Path(cache_dir).resolve()), backend_from_env(backend))
