@@ -102,11 +102,14 @@ def chunk_digest(docs, strategies: Iterable[str] | None = None, real_semantic: b
     from finchunk_pipeline.chunking.registry import STRATEGIES
     from finchunk_pipeline.chunking.tokens import token_counter
 
+    import tempfile
+
     counter = token_counter()
     out: dict[str, str] = {}
     saved = semantic.embed
     if not real_semantic:
         semantic.embed = fake_embed
+    semantic._CACHE.clear()
     try:
         for name in sorted(strategies or STRATEGIES):
             if not STRATEGIES[name].available():
@@ -114,7 +117,10 @@ def chunk_digest(docs, strategies: Iterable[str] | None = None, real_semantic: b
             config = ChunkerConfig(name=name.replace("_", "-"), strategy=name, header=True,
                                    context_fields=CONTEXT_FIELDS)
             rows = []
-            with collecting() as notes:
+            # as build_chunk_set does: the strategy prepares the documents together (semantic
+            # embeds all their sentences at once), with a fresh embedding cache
+            with collecting() as notes, tempfile.TemporaryDirectory() as cache, semantic.embedding_cache(cache):
+                STRATEGIES[name].prepare([(doc, meta) for _, doc, meta in docs], config.params)
                 for _, doc, meta in docs:
                     for c in chunk_document(config, doc, meta, counter=counter):
                         rows.append([c.chunk_id, c.kind, [list(s) for s in c.spans], [list(s) for s in c.view_spans],
@@ -123,6 +129,7 @@ def chunk_digest(docs, strategies: Iterable[str] | None = None, real_semantic: b
             out[name] = _h([rows, notes.as_dict()])
     finally:
         semantic.embed = saved
+        semantic._CACHE.clear()
     return out
 
 

@@ -18,7 +18,8 @@ def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, conf
     parsed = pq.read_table(ws.manifest_path).to_pandas()
 
     progress = Progress(f"chunk set {config.name}", "documents chunked", context.log.info)
-    result = build_chunk_set(config, parsed, ws.blocks, ws.chunks, pipeline.model(), progress)
+    result = build_chunk_set(config, parsed, ws.blocks, ws.chunks, pipeline.model(), progress,
+                             embeddings_dir=ws.settings.embeddings_dir)
     pipeline.push(ws.chunks.dir(config.version_name))
     m = result.manifest
     context.log.info(f"{config.version_name}: {'built' if result.built else 'unchanged, reused'}")

@@ -26,6 +26,10 @@ def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, A
 
 def chunk_documents(config: ChunkerConfig, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]],
                     counter=None) -> list[Chunk]:
+    """Chunks of many documents (the strategy prepares them together first, e.g. semantic
+    embeds all their sentences in one batched call)."""
+    docs = list(docs)
+    STRATEGIES[config.strategy].prepare(docs, config.params)
     out: list[Chunk] = []
     for doc, meta in docs:
         out.extend(chunk_document(config, doc, meta, counter))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import pandas as pd
@@ -18,6 +19,8 @@ from .stats import chunk_set_stats
 from .store import ChunkStore, chunks_to_table
 from .tokens import token_counter
 
+# documents a strategy that prepares in bulk (semantic: one batched embedding call) gets at once
+PREPARE_GROUP = 256
 META_FIELDS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end", "filed_at")
 
 
@@ -48,14 +51,24 @@ def inputs_hash(config: ChunkerConfig, parsed: pd.DataFrame, model_path: str | N
         (d, sha, key, [_meta_value(v) for v in meta])
         for d, sha, key, *meta in zip(parsed["doc_id"], parsed["sha"], parsed["parser_key"],
                                       *(parsed[f] for f in fields)))
-    return stable_hash({"config": config.version_name, "docs": docs, "meta_fields": fields,
-                        "tokenizer": model_path or "default"})
+    key = {"config": config.version_name, "docs": docs, "meta_fields": fields, "tokenizer": model_path or "default"}
+    if STRATEGIES[config.strategy].embeds:  # semantic: its cuts follow the backend's vectors
+        from ..index.onnx_backend import backend_from_env
+
+        key["embedding_backend"] = backend_from_env()
+    return stable_hash(key)
 
 
 def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockStore, store: ChunkStore,
                     model_path: str | None = None, progress: Callable[[int, int], None] | None = None,
-                    force: bool = False) -> ChunkSetResult:
-    """``parsed``: the parsed-blocks manifest (document metadata + sha + parser_key)."""
+                    force: bool = False, embeddings_dir: str | Path | None = None) -> ChunkSetResult:
+    """``parsed``: the parsed-blocks manifest (document metadata + sha + parser_key);
+    ``embeddings_dir``: the embedding cache a strategy that embeds (semantic) uses.
+
+    Documents are read and chunked one at a time (memory stays flat in the corpus size); a
+    strategy with a bulk ``prepare`` step gets ``PREPARE_GROUP`` documents at a time."""
+    from .semantic import embedding_cache
+
     key = inputs_hash(config, parsed, model_path)
     existing = store.manifest(config.version_name)
     if existing and existing.get("inputs") == key and not force:
@@ -66,18 +79,27 @@ def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockSt
     over_bound: list[str] = []
     records = parsed.to_dict("records")
     strategy = STRATEGIES[config.strategy]
-    with collecting() as notes:
-        for i, rec in enumerate(records):
-            doc = blocks.read(rec["parser_key"], rec["sha"], doc_id=rec["doc_id"])
-            source_chars += len(doc.view_text)
-            meta = {k: rec.get(k) for k in META_FIELDS}
-            doc_chunks = chunk_document(config, doc, meta, counter)
-            bound = strategy.char_bound(config.params, doc, meta)
-            if bound:  # enforced by chunk_document: any chunk over it is a bug to surface
-                over_bound.extend(c.chunk_id for c in doc_chunks if span_chars(c.view_spans) > bound)
-            chunks.extend(doc_chunks)
-            if progress:
-                progress(i + 1, len(records))
+    group = PREPARE_GROUP if strategy.prepares() else 1
+    done = 0
+    with collecting() as notes, embedding_cache(embeddings_dir):
+        for start in range(0, len(records), group):
+            batch = []
+            for rec in records[start:start + group]:
+                doc = blocks.read(rec["parser_key"], rec["sha"], doc_id=rec["doc_id"])
+                batch.append((doc, {k: rec.get(k) for k in META_FIELDS}))
+            if len(batch) > 1:  # one document: pieces does the same work itself
+                strategy.prepare(batch, config.params)
+            for doc, meta in batch:
+                source_chars += len(doc.view_text)
+                doc_chunks = chunk_document(config, doc, meta, counter)
+                bound = strategy.char_bound(config.params, doc, meta)
+                if bound:  # enforced by chunk_document: any chunk over it is a bug to surface
+                    over_bound.extend(c.chunk_id for c in doc_chunks if span_chars(c.view_spans) > bound)
+                chunks.extend(doc_chunks)
+                done += 1
+                if progress:
+                    progress(done, len(records))
+            del batch
     table = chunks_to_table(chunks)
     df = table.select(["embedding_text", "source_text", "n_tokens", "over_limit"]).to_pandas()
     manifest = {

@@ -16,9 +16,10 @@ embedding at all.
 """
 from __future__ import annotations
 
-import hashlib
-import os
-from typing import Any
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
@@ -28,35 +29,56 @@ from .notes import note
 from .sentence import sentence_units
 from .strategy import Strategy
 
-_MODELS: dict[str, Any] = {}
-_CACHE: dict[tuple[str, str], np.ndarray] = {}
+_CACHE: dict[tuple[str, str], np.ndarray] = {}  # (model id, text sha256) -> vector, this process
 _CACHE_MAX = 200_000
+# the embedding cache folder (``<data>/embeddings``) of the chunk-set build in progress;
+# None: Settings().embeddings_dir
+_CACHE_DIR: ContextVar[str | None] = ContextVar("finchunk_semantic_cache_dir", default=None)
 
 
-def _model(model_path: str):
-    if model_path not in _MODELS:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer  # lazy: the import costs ~10 s
+@contextmanager
+def embedding_cache(folder: str | Path | None) -> Iterator[None]:
+    """Sentence embeddings go to (and come from) this embedding cache folder meanwhile."""
+    token = _CACHE_DIR.set(None if folder is None else str(folder))
+    try:
+        yield
+    finally:
+        _CACHE_DIR.reset(token)
 
-        _MODELS[model_path] = SentenceTransformer(model_path, device="cpu")
-    return _MODELS[model_path]
+
+def _embedder(model_path: str | None):
+    from ..index.embed import get_embedder
+
+    return get_embedder(model_path, _CACHE_DIR.get())
 
 
 def embed(texts: list[str], model_path: str | None = None) -> np.ndarray:
-    """Normalised embeddings, cached per process by (model, text hash)."""
-    from .tokens import default_model_path
+    """Normalised embeddings: from this process's memo, else through the pipeline's Embedder
+    (index/embed.py: the embedding cache by text hash on disk — its own "sentences" folder
+    beside the chunk embeddings' —, duplicates embedded once, length-sorted batches; its
+    backend, FINCHUNK_EMBED_BACKEND)."""
+    from ..storage import sha256_text
 
-    path = model_path or default_model_path()
-    keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
-    missing = sorted({k: t for k, t in zip(keys, texts) if (path, k) not in _CACHE}.items())
+    embedder = _embedder(model_path)
+    mid = embedder.model_id
+    keys = [sha256_text(t) for t in texts]
+    found: dict[str, np.ndarray] = {}
+    missing: dict[str, str] = {}
+    for k, t in zip(keys, texts):
+        v = _CACHE.get((mid, k))
+        if v is not None:
+            found[k] = v
+        else:
+            missing.setdefault(k, t)
     if missing:
-        vecs = _model(path).encode([t for _, t in missing], batch_size=64, normalize_embeddings=True,
-                                   show_progress_bar=False, convert_to_numpy=True)
-        if len(_CACHE) > _CACHE_MAX:
+        vecs, _ = embedder.embed(list(missing.values()), namespace="sentences")
+        if len(_CACHE) + len(missing) > _CACHE_MAX:
             _CACHE.clear()
-        for (k, _), v in zip(missing, vecs):
-            _CACHE[(path, k)] = v.astype(np.float32)
-    return np.stack([_CACHE[(path, k)] for k in keys]) if keys else np.zeros((0, 384), np.float32)
+        for k, v in zip(missing, vecs):
+            _CACHE[(mid, k)] = found[k] = v
+    if not keys:
+        return np.zeros((0, embedder.dim), np.float32)
+    return np.stack([found[k] for k in keys])
 
 
 def gap_similarities(vecs: np.ndarray, window: int) -> np.ndarray:
@@ -86,6 +108,7 @@ class Semantic(Strategy):
     version = "3"
     defaults = {"window": 2, "percentile": 25.0, "min_chars": 200, "max_chars": 1200, "max_sentences": 5000}
     bound_param = "max_chars"
+    embeds = True
 
     def check(self, p, where):
         if p["window"] < 1:
@@ -97,6 +120,30 @@ class Semantic(Strategy):
         if p["max_sentences"] < 1:
             raise ValueError(f"{where}: parameter 'max_sentences' must be >= 1")
 
+    @staticmethod
+    def _units(doc: ParsedDocument, p: dict[str, Any]):
+        """(units, is_row, text units, embedded mask): what ``pieces`` embeds."""
+        units = sentence_units(doc, include_headings=True)
+        n = len(units)
+        is_row = [u[1].kind == BlockKind.TABLE_ROW for u in units]
+        text_units = [i for i in range(n) if not is_row[i]]
+        embedded = np.zeros(n, bool)
+        embedded[text_units[:p["max_sentences"]]] = True
+        return units, is_row, text_units, embedded
+
+    def prepare(self, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]], params: dict[str, Any]) -> None:
+        """Embed the sentences of many documents in one call (one length-sorted sequence of
+        batches through the embedding cache) before ``pieces`` reads them one document at a
+        time from the process memo."""
+        p = self.resolve(params)
+        texts: list[str] = []
+        for doc, _ in docs:
+            units, _, _, embedded = self._units(doc, p)
+            view = doc.view_text
+            texts.extend(view[s:e] for ((s, e), _), keep in zip(units, embedded) if keep)
+        if texts:
+            embed(texts)
+
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
         """Cost bounded: table rows are never embedded (they are grouped by position, with
         the text around a table when it fits), and at most ``max_sentences`` sentences of a
@@ -104,14 +151,10 @@ class Semantic(Strategy):
         notes."""
         p = self.resolve(params)
         view = doc.view_text
-        units = sentence_units(doc, include_headings=True)
+        units, is_row, text_units, embedded = self._units(doc, p)
         if not units:
             return []
         n = len(units)
-        is_row = [u[1].kind == BlockKind.TABLE_ROW for u in units]
-        text_units = [i for i in range(n) if not is_row[i]]
-        embedded = np.zeros(n, bool)
-        embedded[text_units[:p["max_sentences"]]] = True
         note(TABLE_NOTE, sum(is_row), doc.doc_id)
         note(CAP_NOTE, len(text_units) - int(embedded.sum()), doc.doc_id)
 

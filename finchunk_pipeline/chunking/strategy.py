@@ -21,6 +21,9 @@ class Strategy:
     # the parameter bounding a chunk's characters of document text (its spans), or None;
     # override char_bound when the bound is not one parameter
     bound_param: ClassVar[str | None] = None
+    # the strategy embeds text itself (semantic): the embedding backend joins its chunk sets'
+    # input key (FINCHUNK_EMBED_BACKEND changes its vectors, hence its cuts)
+    embeds: ClassVar[bool] = False
 
     def available(self) -> bool:
         import importlib.util
@@ -53,6 +56,15 @@ class Strategy:
         without: the configuration's largest bound. chunking/chunker.py enforces it on
         every strategy's pieces."""
         return int(self.resolve(params)[self.bound_param]) if self.bound_param else None
+
+    def prepare(self, docs, params: dict[str, Any]) -> None:
+        """Optional: work for many documents at once before ``pieces`` is called on each of
+        them (``docs``: (ParsedDocument, meta) pairs), e.g. embedding all their sentences in
+        one batched call. The chunks must not depend on whether it ran."""
+
+    @classmethod
+    def prepares(cls) -> bool:
+        return cls.prepare is not Strategy.prepare
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
         raise NotImplementedError
