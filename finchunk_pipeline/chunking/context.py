@@ -94,22 +94,28 @@ def display_text(source: str, max_chars: int = DISPLAY_MAX_CHARS) -> str:
 def build_chunks(doc: ParsedDocument, meta: dict[str, Any], pieces: list[Piece], *, chunk_set: str,
                  header: bool, context_fields: tuple[str, ...], counter=None) -> list[Chunk]:
     view = doc.view_text
+    identity = doc.offsets.is_identity  # raw spans are the view spans (text, Markdown)
+    raw_span = doc.raw_span
+    heads: dict[tuple, str] = {}        # context header per (section path, speaker)
     chunks: list[Chunk] = []
     for piece in pieces:
         vspans = normalize_spans(view, piece.view_spans)
         if not vspans:
             continue
-        source = SPAN_JOINER.join(view[s:e] for s, e in vspans)
-        raw_spans = [doc.raw_span(s, e) for s, e in vspans]
+        source = SPAN_JOINER.join([view[s:e] for s, e in vspans])
+        raw_spans = list(vspans) if identity else [raw_span(s, e) for s, e in vspans]
         lines: list[str] = []
         if header:
-            head = context_header(meta, piece.section_path, context_fields, speaker=piece.speaker)
+            key = (tuple(piece.section_path), piece.speaker)
+            head = heads.get(key)
+            if head is None:
+                head = heads[key] = context_header(meta, piece.section_path, context_fields, speaker=piece.speaker)
             if head:
                 lines.append(head)
         if piece.context and piece.context not in lines:
             lines.append(piece.context)
         # the context only ever precedes the exact source text
-        embedding = "\n\n".join(lines + [source])
+        embedding = "\n\n".join(lines + [source]) if lines else source
         seq = len(chunks)
         chunks.append(Chunk(
             chunk_id=f"{doc.doc_id}#c{seq:05d}", chunk_set=chunk_set, doc_id=doc.doc_id, kind=piece.kind,

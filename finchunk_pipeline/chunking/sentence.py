@@ -24,6 +24,7 @@ bn mn mln bil tr pts
 
 # candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace
 _BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)")
+_BLANK_LINE = re.compile(r"\n\s*\n")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.&]*)\.$")
 
 
@@ -48,10 +49,8 @@ def split_sentences(text: str, start: int = 0, end: int | None = None, min_chars
 
     Paragraph breaks (a blank line) always end a sentence."""
     end = len(text) if end is None else end
-    cuts: list[int] = []
     # blank lines always split
-    for m in re.finditer(r"\n\s*\n", text[start:end]):
-        cuts.append(start + m.start())
+    cuts: list[int] = [m.start() for m in _BLANK_LINE.finditer(text, start, end)]
     pos = start
     for m in _BOUNDARY.finditer(text, start, end):
         b = m.end()
@@ -76,8 +75,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None, min_chars
             if nxt.islower():
                 continue
         # an open parenthesis in the current sentence: not a boundary
-        seg = text[pos:m.start()]
-        if seg.count("(") > seg.count(")"):
+        if text.count("(", pos, m.start()) > text.count(")", pos, m.start()):
             continue
         cuts.append(b)
         pos = b

@@ -1,0 +1,106 @@
+"""Token counts by word equal the tokenizer's own counts (and token offsets its offsets):
+on every chunk text of the default corpus, on random Unicode text with every kind of
+whitespace and control character, and for a tokenizer that is not word-additive."""
+from __future__ import annotations
+
+import random
+
+import pyarrow.parquet as pq
+import pytest
+
+from finchunk_pipeline.chunking.chunker import chunk_document
+from finchunk_pipeline.chunking.config import ChunkerConfig
+from finchunk_pipeline.chunking.registry import STRATEGIES
+from finchunk_pipeline.chunking.tokens import TokenCounter, _flagged, _word_additive, token_counter
+from finchunk_pipeline.parse.registry import select_parser
+from finchunk_pipeline.settings import DEFAULT_CORPUS
+
+WEIRD = ["\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u2009", "\u2028", "\u3000", "\u200b", "\ufffd", "\x00",
+         "\t", "\r", "\n", "\u0301", "İ", "ı", "ß", "ﬁ", "Σ", "ǅ", "文", "𝔘", "[CLS]", "[MASK]", "x" * 101,
+         "(1)", "$1,234.5", "—", "’", "“", "naïve", "U.S.", "10-K"]
+
+
+def _random_texts(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    words = ["revenue", "Operating", "income", "2024", "€", "million", ",", ".", " ", "  "]
+    out = []
+    for _ in range(n):
+        parts = [rng.choice(WEIRD if rng.random() < 0.4 else words) for _ in range(rng.randint(0, 25))]
+        out.append("".join(parts) if rng.random() < 0.5 else " ".join(parts))
+    return out
+
+
+@pytest.fixture(scope="module")
+def counter() -> TokenCounter:
+    c = TokenCounter()
+    assert c.by_word, "the packaged MiniLM tokenizer is BERT-style: counted by word"
+    return c
+
+
+def test_counts_equal_the_tokenizer_on_random_unicode(counter):
+    texts = _random_texts(3000, 1)
+    got = counter.count_many(texts)
+    assert got == [counter.count_exact(t) for t in texts]
+    assert counter.count_many(texts) == got  # from the word cache now
+
+
+def test_counts_equal_the_tokenizer_on_every_default_corpus_chunk(counter):
+    meta_fields = ("doc_id", "title", "doc_type", "issuer", "fiscal_year", "period_end")
+    texts = []
+    for rec in pq.read_table(DEFAULT_CORPUS / "documents.parquet").to_pylist():
+        doc = select_parser(rec["doc_type"], rec["format"]).fn(rec["doc_id"], rec["text"], rec)
+        meta = {k: rec.get(k) for k in meta_fields}
+        for name in ("structure", "fixed", "transcript"):
+            config = ChunkerConfig(name=name, strategy=name, header=True)
+            texts += [c.embedding_text for c in chunk_document(config, doc, meta)]
+        texts.append(doc.view_text)
+    assert len(texts) > 500
+    assert counter.count_many(texts) == [counter.count_exact(t) for t in texts]
+
+
+def test_offsets_equal_the_tokenizer(counter):
+    texts = _random_texts(1500, 2) + [pq.read_table(DEFAULT_CORPUS / "documents.parquet").column("text")[0].as_py()]
+    for t in texts:
+        assert counter.offsets(t) == _flagged(t, counter._tok.encode(t, add_special_tokens=False)), repr(t)
+
+
+def test_word_cache_is_bounded(counter, monkeypatch):
+    import finchunk_pipeline.chunking.tokens as tokens
+
+    c = TokenCounter()
+    monkeypatch.setattr(tokens, "WORD_CACHE_MAX", 50)
+    texts = [" ".join(f"w{i}x{j}" for j in range(20)) for i in range(10)]
+    assert c.count_many(texts) == [c.count_exact(t) for t in texts]
+    assert len(c._words) <= 50
+
+
+def test_a_tokenizer_that_is_not_word_additive_is_counted_whole():
+    spec = {"normalizer": {"type": "BertNormalizer"}, "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "model": {"type": "WordPiece"}, "post_processor": {"type": "TemplateProcessing"}, "added_tokens": []}
+    assert _word_additive(spec)
+    assert not _word_additive({**spec, "pre_tokenizer": {"type": "Metaspace"}})  # SentencePiece-style
+    assert not _word_additive({**spec, "model": {"type": "BPE"}})
+    assert not _word_additive({**spec, "added_tokens": [{"content": "new york"}]})
+    c = TokenCounter()
+    c.by_word = False  # the whole-text path gives the same counts
+    texts = _random_texts(200, 3)
+    assert c.count_many(texts) == [c.count_exact(t) for t in texts]
+
+
+def test_packed_chunks_identical_with_whole_text_counting(monkeypatch):
+    """The packer's shortcuts for additive counts (kept unit counts, no re-count of joined
+    groups) give the chunks counting every text whole gives."""
+    recs = [r for r in pq.read_table(DEFAULT_CORPUS / "documents.parquet").to_pylist()][:12]
+    docs = [(select_parser(r["doc_type"], r["format"]).fn(r["doc_id"], r["text"], r), {"title": r["title"]})
+            for r in recs]
+    config = ChunkerConfig(name="packed", strategy="packed", params={"budget": 120}, header=True)
+
+    def spans():
+        return [[(c.view_spans, c.n_tokens) for c in chunk_document(config, d, m, counter=token_counter())]
+                for d, m in docs]
+
+    fast = spans()
+    c = token_counter()
+    monkeypatch.setattr(c, "by_word", False)
+    assert STRATEGIES["packed"].available()
+    assert spans() == fast
