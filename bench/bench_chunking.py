@@ -115,7 +115,10 @@ def langchain_baseline():
 
 # ---------------------------------------------------------------- 1. throughput
 
-def throughput(corpus: Path, repeat: int, strategies: list[str], min_s: float) -> tuple[list[str], list[str]]:
+def throughput(corpus: Path, repeat: int, strategies: list[str], min_s: float,
+               rates: dict | None = None) -> tuple[list[str], list[str]]:
+    """The table and notes; ``rates`` (if given) receives MB/s per row label and the
+    LangChain baseline's under "baseline"."""
     from finchunk_pipeline.chunking.chunker import chunk_document
     from finchunk_pipeline.chunking.tokens import token_counter
     from finchunk_pipeline.parse.registry import select_parser
@@ -197,6 +200,10 @@ def throughput(corpus: Path, repeat: int, strategies: list[str], min_s: float) -
                  f"{chunks:,}" if chunks is not None else ""]
         cells += [f"{mbs / base[b]:.3g}x" if with_ratio else "" for b in ratio_cols]
         table.append("| " + " | ".join(cells) + " |")
+    if rates is not None:
+        rates.update({label: mb / s for label, _, s, mb, _, _, _ in rows})
+        rates["baseline"] = base.get("LangChain recursive") or base["slicing"]
+        rates["baseline_name"] = "LangChain recursive" if "LangChain recursive" in base else "slicing"
     intro = (f"corpus {corpus}: {len(texts):,} documents, {total_mb:.2f} MB source, {view_mb:.2f} MB parsed view; "
              f"parsers: " + ", ".join(f"{k} {len(v)}" for k, v in sorted(by_parser.items())))
     return [intro, ""] + table, notes
@@ -259,10 +266,13 @@ def run_child(*args: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def scale(n_docs: int) -> list[str]:
+def scale(n_docs: int, result: dict | None = None) -> list[str]:
+    """The scale table; ``result`` (if given) receives the child's measurements."""
     with tempfile.TemporaryDirectory(prefix="bench_chunking_") as tmp:
         gen = run_child("--_generate", tmp, str(n_docs))
         r = run_child("--_scale", tmp)
+    if result is not None:
+        result.update(r)
     mb = r["src_bytes"] / 1e6
     b, a = r["before"], r["after"]
     st = r["stage"]
