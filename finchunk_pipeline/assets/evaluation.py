@@ -12,8 +12,9 @@ from ..evaluation.gold_resolution import summary as gold_resolution_summary
 from ..evaluation.plots import write_plots
 from ..evaluation.history import append_history
 from ..evaluation.report import build_report, render_markdown, write_report
-from ..evaluation.retrieval import EXPANDED, MODES, evaluate_retriever
+from ..evaluation.retrieval import MODES, evaluate_retriever
 from ..evaluation.scope import scorable_questions
+from ..chunking.registry import STRATEGIES
 from ..index.retrievers import NEEDS, index_exists, load_retriever
 from ..storage import read_json, sha256_bytes, stable_hash, write_json
 from .dense import faiss_index
@@ -75,12 +76,10 @@ def retriever_index_bytes(name: str, index_dir) -> int:
                for part in NEEDS.get(name, (name,)) for f in index_dir.glob(f"{part}*"))
 
 
-EXPAND_MAX_CHARS = 1500  # bounded parent expansion: never more than this per retrieved chunk
-
-
-def _expander(chunks, ws):
-    """Bounded parent expansion (chunking/expand.py) of the chunk at a row of ``chunks``:
-    parsed documents are read from the block store on first use, expansions memoised."""
+def _expander(chunks, ws, max_chars: int):
+    """Bounded parent expansion (chunking/expand.py, at most ``max_chars`` characters) of the
+    chunk at a row of ``chunks``: parsed documents are read from the block store on first
+    use, expansions memoised. The policy of chunk sets declaring ``expand``."""
     from ..chunking.expand import expand_chunk
 
     parsed = pq.read_table(ws.manifest_path, columns=["doc_id", "sha", "parser_key"]).to_pandas()
@@ -93,7 +92,7 @@ def _expander(chunks, ws):
             if doc_id not in docs:
                 key, sha = where[doc_id]
                 docs[doc_id] = ws.blocks.read(key, sha, doc_id=doc_id)
-            memo[row] = expand_chunk({"view_spans": chunks["view_spans"].iat[row]}, docs[doc_id], EXPAND_MAX_CHARS)
+            memo[row] = expand_chunk({"view_spans": chunks["view_spans"].iat[row]}, docs[doc_id], max_chars)
         return memo[row]
 
     return expand
@@ -111,7 +110,7 @@ def gold_passages(ws):
     return pq.read_table(ws.gold_passages_path).to_pandas()
 
 
-def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource) -> str:
+def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource, config) -> str:
     """Everything an evaluation reads: unchanged inputs make re-running it free."""
     markers = {f.name: read_json(f).get("inputs") for f in sorted(index_dir.glob("*.json"))} if index_dir.exists() else {}
     return stable_hash({
@@ -119,7 +118,8 @@ def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource) -
         "questions": _file_sha(corpus.path / "questions.parquet"),
         "passages": _file_sha(corpus.path / "passages.parquet"),
         "gold": _file_sha(pipeline.workspace().gold_passages_path),
-        "retrievers": pipeline.retriever_names(), "model": pipeline.model(), "expand": EXPAND_MAX_CHARS,
+        "retrievers": pipeline.retriever_names(), "model": pipeline.model(), "expand": config.expand,
+        "budgets": list(pipeline.budget_list()),
     })
 
 
@@ -128,7 +128,8 @@ def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResour
     index_dir = ws.index_dir(config.version_name)
     chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
                                                             "embedding_text", "source_text"])
-    expander = _expander(chunks, ws)
+    expander = _expander(chunks, ws, config.expand) if config.expand else None
+    budgets = pipeline.budget_list()
     entries = []
     for name in pipeline.retriever_names():
         if not index_exists(name, index_dir):
@@ -137,9 +138,9 @@ def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResour
             continue
         retriever = load_retriever(name, index_dir, chunks, pipeline.model())
         own = retriever_index_bytes(name, index_dir)
-        for mode in (*MODES, EXPANDED):
+        for mode in MODES:
             summary = evaluate_retriever(retriever, chunks, passages, questions, mode,
-                                         expander=expander).summary()
+                                         expander=expander, budgets=budgets).summary()
             entries.append({**base, "index_bytes_retriever": own, **summary})
             context.log.info(f"{config.name} {name} {mode}: recall@3 = {summary['curve'][2]['recall']:.3f}")
     return entries
@@ -155,14 +156,15 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
     if manifest is None:
         raise RuntimeError(f"chunk set {config.version_name} is missing: materialize chunk_sets first")
     base = {"name": config.name, "version": config.version_name, "strategy": config.strategy,
-            "params": config.params, "header": config.header,
+            "params": config.params, "header": config.header, "expand": config.expand,
+            "family": STRATEGIES[config.strategy].family,
             **{k: manifest[k] for k in ("chunks", "mean_chars", "mean_tokens", "max_tokens",
                                         "over_limit_fraction", "duplication")},
             **{k: manifest.get(k) for k in ("char_bound", "split_to_bound", "over_bound", "notes")},
             "index_bytes": _dir_bytes(ws.index_dir(config.version_name)),
             "chunk_bytes": ws.chunks.path(config.version_name).stat().st_size}
     index_dir = ws.index_dir(config.version_name)
-    key = _inputs_key(manifest, index_dir, corpus, pipeline)
+    key = _inputs_key(manifest, index_dir, corpus, pipeline, config)
     path = ws.evaluation_dir(config.version_name) / "evaluation.json"
     previous = read_json(path) if path.exists() else None
     reused = previous is not None and previous.get("inputs") == key
@@ -215,14 +217,37 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
     partitions_def=chunk_set_partitions,
     code_version=f"{EVALUATION_VERSION}-{EVALUATION_CODE}",
     description="recall@k (k = 1..10), full coverage and characters delivered; recall at character budgets "
-                "(500..3000); character precision / IoU and answer containment (k = 5 and 1500 chars), for "
-                "one chunk set, per retriever, globally / filtered to the question's documents (/ expanded), "
+                "(configurable; default 500..8000, context assembler: repeated evidence sent once); character precision / IoU and answer containment (k = 5 and 1500 chars), for "
+                "one chunk set, per retriever, globally / filtered to the question's documents (chunk sets declaring expand deliver "
+                "bounded parents), "
                 "overall, by question type and on the table and footnote slices.",
 )
 def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     config = pipeline.chunker_config(context.partition_key)
     with pipeline.claim(f"evaluation/{config.name}", context.log):  # built once, however many runs ask
         return _retrieval_evaluation(context, pipeline, config)
+
+
+def _question_doc_types(corpus) -> dict[str, str]:
+    """question id -> the doc_type of its (first) document: the slices of the recommendation."""
+    if corpus.questions is None:
+        return {}
+    types = dict(zip(corpus.documents["doc_id"], corpus.documents["doc_type"]))
+    out = {}
+    for qid, doc_ids in zip(corpus.questions["question_id"], corpus.questions["doc_ids"]):
+        docs = [d for d in (list(doc_ids) if doc_ids is not None else []) if d in types]
+        if docs:
+            out[qid] = str(types[docs[0]])
+    return out
+
+
+def _gold_lengths(corpus, passages) -> list[int]:
+    """Characters of every gold passage the questions use (resolved ones)."""
+    if corpus.questions is None or passages is None:
+        return []
+    gold = {p for v in corpus.questions["gold_passages"] if v is not None for p in v}
+    rows = passages[passages["passage_id"].isin(gold)]
+    return [int(e) - int(s) for s, e in zip(rows["start"], rows["end"]) if s is not None and e is not None and e > s]
 
 
 @asset(
@@ -249,7 +274,8 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
     if missing:
         context.log.warning(f"chunk sets not evaluated yet (materialize their partitions): {missing}")
     questions = 0 if corpus.questions is None else len(corpus.questions)
-    report = build_report(corpus.name, questions, entries, excluded)
+    doc_types, gold_lengths = _question_doc_types(corpus), _gold_lengths(corpus, gold_passages(ws))
+    report = build_report(corpus.name, questions, entries, excluded, pipeline.budget_list(), doc_types, gold_lengths)
     if resolution is not None:  # pdf quotes resolved into the parsed text (evaluation/gold_resolution.py)
         report["gold_resolution"] = resolution
     pit_path = ws.root / PIT_FILE

@@ -4,13 +4,15 @@ import time
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
+from ..index.analyzer import get_analyzer
 from ..index.retrievers import build_bm25
 from ..storage import read_json, write_json
 from .chunks import chunk_sets
 from .partitions import chunk_set_partitions
 from .resources import PipelineResource
 
-BM25_VERSION = "1"
+# 2: the analyzer (index/analyzer.py) and the document prior (index/retriever.py) join the key
+BM25_VERSION = "2"
 
 
 def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
@@ -21,13 +23,16 @@ def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, conf
     chunks_manifest = ws.chunks.manifest(config.version_name)
     if chunks_manifest is None:
         raise RuntimeError(f"chunk set {config.version_name} is missing: materialize chunk_sets first")
-    key = f"{chunks_manifest['inputs']}:{BM25_VERSION}"
+    analyzer, prior = pipeline.bm25_settings()
+    key = f"{chunks_manifest['inputs']}:{BM25_VERSION}:{get_analyzer(analyzer).key}:prior={prior:g}"
     built = False
     t0 = time.perf_counter()
     if not (marker.exists() and read_json(marker).get("inputs") == key):
-        chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "embedding_text"])
-        retriever = build_bm25(chunks, folder)
-        write_json(marker, {"inputs": key, "chunks": len(chunks), "vocabulary": len(retriever.index.vocab)})
+        chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "embedding_text",
+                                                                "source_text", "view_spans"])
+        retriever = build_bm25(chunks, folder, analyzer, prior)
+        write_json(marker, {"inputs": key, "chunks": len(chunks), "vocabulary": len(retriever.index.vocab),
+                            **retriever.describe()})
         built = True
         pipeline.push(folder / "bm25", marker)
     info = read_json(marker)
@@ -35,6 +40,7 @@ def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, conf
         metadata={
             "version": config.version_name, "built": built, "chunks": info["chunks"],
             "vocabulary": info["vocabulary"], "seconds": round(time.perf_counter() - t0, 3),
+            "analyzer": info.get("analyzer", "plain"), "doc_prior": info.get("doc_prior", 0.0),
             "path": MetadataValue.path(str(folder / "bm25")),
         },
         data_version=DataVersion(key),
@@ -47,7 +53,8 @@ def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, conf
     partitions_def=chunk_set_partitions,
     code_version=BM25_VERSION,
     description="BM25Okapi (rank-bm25 scores, sparse matrices) over each chunk's embedding_text, "
-                "tokens lowercased, accents stripped, stop words removed.",
+                "terms from the configured analyzer (default 'finance': stems, phrases, fiscal years, "
+                "accounting concepts), plus a document-level index for the document prior.",
 )
 def bm25_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     config = pipeline.chunker_config(context.partition_key)

@@ -26,6 +26,10 @@ class ChunkerConfig:
     context_fields: tuple[str, ...] = ("title", "section")  # what the header shows
     dense: bool = True             # build a dense (FAISS) index for this set
     description: str = ""
+    # delivery policy: each retrieved chunk is delivered as its bounded parent of at most this
+    # many characters (chunking/expand.py; 0 = the chunk itself). Not part of the chunk set's
+    # hash: the chunks do not change, only what the evaluation and search deliver
+    expand: int = 0
 
     def code_version(self) -> str:
         """The strategy's version and the shared chunk-building step's version."""
@@ -68,10 +72,14 @@ def parse_chunker_configs(raw: Any, source: str = "chunkers.yaml") -> list[Chunk
             raise ValueError(f"{where} ({name}): unknown strategy {strategy!r}; known: {sorted(STRATEGIES)}")
         params = dict(entry.get("params") or {})
         STRATEGIES[strategy].validate(params, where=f"{where} ({name})")
+        expand = entry.get("expand", 0)
+        if not isinstance(expand, int) or isinstance(expand, bool) or expand < 0:
+            raise ValueError(f"{where} ({name}): expand must be a whole number of characters >= 0, got {expand!r}")
         configs.append(ChunkerConfig(
             name=name, strategy=strategy, params=params, header=bool(entry.get("header", False)),
             context_fields=tuple(entry.get("context_fields", ("title", "section"))),
             dense=bool(entry.get("dense", True)), description=str(entry.get("description", "")),
+            expand=expand,
         ))
     return configs
 

@@ -239,8 +239,10 @@ def headline(markdown: str) -> str:
     """The report's first table section (recall at context budgets, global mode) and the
     point-in-time line: what a terminal shows; the files hold everything else."""
     sections = markdown.split("\n## ")
-    keep = [sections[0].split("\n")[0]] + [f"## {sec}" for sec in sections[1:2]]
-    keep += [f"## {sec}" for sec in sections[2:] if sec.startswith("Point-in-time")]
+    keep = [sections[0].split("\n")[0]] + [f"## {sec}" for sec in sections[1:] if sec.startswith("Summary")]
+    tables = [sec for sec in sections[1:] if sec.startswith("Recall (%) at context budgets")]
+    keep += [f"## {sec}" for sec in tables[:1]]
+    keep += [f"## {sec}" for sec in sections[1:] if sec.startswith("Point-in-time")]
     return "\n\n".join(k.strip() for k in keep) + "\n"
 
 
