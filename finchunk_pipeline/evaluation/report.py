@@ -135,7 +135,17 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
                           _fmt(g.get("answer_containment"))]
             lines.append(f"| {e['name']} | {e.get('retriever', '–')} | {e.get('mode', '–')} | " + " | ".join(cells) + " |")
     lines += _point_in_time_section(report.get("point_in_time"))
+    lines += _optional_sections(report)
     return "\n".join(lines) + "\n"
+
+
+def _optional_sections(report: dict) -> list[str]:
+    """Retrieval with / without enrichment (enrichment_report.py) and answers side by side
+    (answers.py), when the report has them."""
+    from .answers import answers_section
+    from .enrichment_report import enrichment_section
+
+    return enrichment_section(report.get("enrichment")) + answers_section(report.get("answers"))
 
 
 def _chunk_notes(sets: list[dict]) -> list[str]:
