@@ -76,11 +76,11 @@ def clean_output(text: str, max_chars: int = 1000) -> str:
     """The model's answer as an enrichment: whitespace collapsed, wrapping quotes and a
     leading "Context:" dropped, at most ``max_chars``."""
     text = " ".join((text or "").split())
-    for prefix in ("Context:", "context:"):
-        if text.startswith(prefix):
-            text = text[len(prefix):].strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'“”":
-        text = text[1:-1].strip()
+    for _ in range(2):  # '"Context: ..."' as well as 'Context: "..."'
+        if len(text) >= 2 and text[0] in "\"'“" and text[-1] in "\"'”":
+            text = text[1:-1].strip()
+        if text.lower().startswith("context:"):
+            text = text[len("context:"):].strip()
     return text[:max_chars]
 
 
