@@ -137,3 +137,35 @@ def test_representation_texts_check_row_order():
     assert texts == {"enrichment": ["ctx a", ""], "concat": ["ctx a\n\nA text", "B text"]}
     with pytest.raises(ValueError, match="do not match"):
         representation_texts(chunks, enrichment.iloc[::-1])
+
+
+def test_dense_and_hybrid_over_the_representations(tmp_path, monkeypatch):
+    """FAISS over enrichment and concat (a fake embedder stands in for the model): every
+    retriever loads over every representation and ranks the same rows."""
+    from finchunk_pipeline.index import embed as embed_mod
+    from finchunk_pipeline.index.representations import (REPRESENTATIONS, build_representation_bm25,
+                                                         build_representation_dense, load_representation,
+                                                         representation_exists)
+    from finchunk_pipeline.index.retrievers import build_bm25, build_dense
+
+    from .test_index_dense import fake_embedder
+
+    fake = fake_embedder(tmp_path)
+    monkeypatch.setattr(embed_mod, "get_embedder", lambda model_path=None, cache_dir=None: fake)
+    chunks = pd.DataFrame({"chunk_id": ["a", "b", "c"],
+                           "embedding_text": ["revenue grew", "dividend paid", "cash flow strong"]})
+    enrichment = pd.DataFrame({"chunk_id": ["a", "b", "c"],
+                               "enrichment_text": ["Issuer: Acme", "Issuer: Borealis dividend policy", ""]})
+    build_bm25(chunks, tmp_path / "idx")
+    build_dense(chunks, tmp_path / "idx", "fake-model", tmp_path / "emb")
+    texts = representation_texts(chunks, enrichment)
+    build_representation_bm25(texts, tmp_path / "idx")
+    stats = build_representation_dense(texts, chunks["chunk_id"].tolist(), tmp_path / "idx", "fake-model", tmp_path / "emb")
+    assert set(stats) == {"enrichment", "concat"} and stats["concat"]["texts"] == 3
+    for name in ("bm25", "dense", "hybrid"):
+        for rep in REPRESENTATIONS:
+            assert representation_exists(rep, name, tmp_path / "idx")
+            r = load_representation(rep, name, tmp_path / "idx", chunks, "fake-model", tmp_path / "emb")
+            hits = r.search_many(["Borealis dividend"], 3)[0]
+            assert hits and hits[0][0] == 1, (name, rep)
+    assert not representation_exists("enrichment", "bm25", tmp_path / "other")

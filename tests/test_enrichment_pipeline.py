@@ -330,3 +330,17 @@ def test_answers_side_by_side_without_and_with_an_answering_endpoint(tmp_path, c
     assert run_report(pipeline, instance).success
     md = (tmp_path / "out" / "evaluation.md").read_text()
     assert "Answers by `stub-model`" in md and "| answer | correct |" in md
+
+
+def test_finchunk_run_with_answers_writes_both_sections(tmp_path, corpus, monkeypatch, capsys):
+    from finchunk_pipeline.cli import main
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    chunkers = tmp_path / "chunkers.yaml"
+    chunkers.write_text(CHUNKERS % ", enrich: {enricher: structural}")
+    assert main(["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--data", str(tmp_path / "store"),
+                 "--chunkers", str(chunkers), "--retrievers", "bm25", "--answers", "2"]) == 0
+    assert "answers: 2 questions side by side ...\n    done in" in capsys.readouterr().out
+    md = (tmp_path / "out" / "evaluation.md").read_text()
+    assert "## Enrichment: recall (%)" in md and "## Answers side by side (2 questions" in md
+    assert (tmp_path / "out" / "answers.md").read_text().startswith("# Answers side by side")
