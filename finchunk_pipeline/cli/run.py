@@ -87,7 +87,8 @@ def run(args) -> int:
     instance = DagsterInstance.get()
     changes = partition_changes(pipeline, instance)
     for c in [c for c in configs if c.name in changes.skipped]:
-        print(f"note: chunk set {c.name!r} skipped: {changes.skipped[c.name]} (pip install -e '.[baselines]')")
+        hint = "see README \"Enrichment\"" if "FINCHUNK_LLM" in changes.skipped[c.name] else "pip install -e '.[baselines]'"
+        print(f"note: chunk set {c.name!r} skipped: {changes.skipped[c.name]} ({hint})")
         configs.remove(c)
     print(f"corpus   {corpus.path}  ({len(corpus.documents)} documents, "
           f"{0 if corpus.questions is None else len(corpus.questions)} questions)")
