@@ -87,13 +87,6 @@ def calls(monkeypatch):
     return seen
 
 
-@pytest.fixture(autouse=True)
-def no_endpoint_from_the_environment(monkeypatch):
-    for prefix in ("FINCHUNK_LLM", "FINCHUNK_ANSWER"):
-        for key in ("BASE_URL", "MODEL", "API_KEY"):
-            monkeypatch.delenv(f"{prefix}_{key}", raising=False)
-
-
 def meta_of(result, node):
     return {k: getattr(v, "value", v) for k, v in result.asset_materializations_for_node(node)[0].metadata.items()}
 
@@ -343,4 +336,4 @@ def test_finchunk_run_with_answers_writes_both_sections(tmp_path, corpus, monkey
     assert "answers: 2 questions side by side ...\n    done in" in capsys.readouterr().out
     md = (tmp_path / "out" / "evaluation.md").read_text()
     assert "## Enrichment: recall (%)" in md and "## Answers side by side (2 questions" in md
-    assert (tmp_path / "out" / "answers.md").read_text().startswith("# Answers side by side")
+    assert (tmp_path / "out" / "answers.md").read_text().startswith("# Answers — corpus `corpus`")

@@ -198,7 +198,7 @@ def answers(context: AssetExecutionContext, config: AnswersConfig, pipeline: Pip
                        "cells": [c["cells"][i] for c in columns]} for i, q in enumerate(records)],
     }
     path = write_json(answers_path(ws), data)
-    md = "\n".join(["# Answers side by side", *answers_section(data, max_questions=len(records))]) + "\n"
+    md = "\n".join([f"# Answers — corpus `{corpus.name}`", *answers_section(data, max_questions=len(records))]) + "\n"
     md_path = write_text(ws.settings.out_dir / "answers.md", md)
     pipeline.push(answers_path(ws), ws.settings.data_root / "answer_cache")
     return MaterializeResult(metadata={
