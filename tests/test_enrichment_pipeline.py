@@ -337,3 +337,30 @@ def test_finchunk_run_with_answers_writes_both_sections(tmp_path, corpus, monkey
     md = (tmp_path / "out" / "evaluation.md").read_text()
     assert "## Enrichment: recall (%)" in md and "## Answers side by side (2 questions" in md
     assert (tmp_path / "out" / "answers.md").read_text().startswith("# Answers — corpus `corpus`")
+
+
+def test_second_machine_reuses_the_enrichment_from_a_remote_data_root(tmp_path, corpus):
+    import uuid
+
+    from finchunk_pipeline.assets.resources import PipelineResource
+
+    url = f"memory://finchunk-{uuid.uuid4().hex}"
+    chunkers = tmp_path / "chunkers.yaml"
+    chunkers.write_text(CHUNKERS % ", enrich: {enricher: structural}")
+
+    def machine(name: str) -> PipelineResource:
+        return PipelineResource(corpus_dir=str(corpus), data_root=str(tmp_path / name / "data"),
+                                out_dir=str(tmp_path / name / "out"), chunkers_file=str(chunkers),
+                                retrievers="bm25", data_url=url)
+
+    instance = DagsterInstance.ephemeral()
+    first = machine("first")
+    run_documents(first, instance)
+    assert meta_of(run_chunk_set(first, instance, "structure-h"), "chunk_enrichment")["built"] is True
+    second = machine("second")  # an empty working copy
+    run_documents(second, instance)
+    again = run_chunk_set(second, instance, "structure-h")
+    assert again.success, failures(again)
+    assert meta_of(again, "chunk_enrichment")["built"] is False
+    assert meta_of(again, "bm25_index")["representations"]["built"] is False
+    assert meta_of(again, "retrieval_evaluation")["reused"] is True
