@@ -29,7 +29,8 @@ PACKAGE = Path(__file__).resolve().parents[1]  # finchunk_pipeline/
 # what an evaluation runs: the metrics, the retrievers at query time, the parent expansion
 # and this module; report rendering, plots and the history file do not change its results
 EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "chunking/expand.py", "assets/evaluation.py")
-NOT_EVALUATION_CODE = ("evaluation/report.py", "evaluation/plots.py", "evaluation/history.py", "index/search.py")
+NOT_EVALUATION_CODE = ("evaluation/report.py", "evaluation/plots.py", "evaluation/history.py", "index/search.py",
+                       "evaluation/enrichment_report.py", "evaluation/answers.py")
 
 
 def evaluation_source_files(root: Path = PACKAGE) -> list[Path]:
@@ -38,7 +39,7 @@ def evaluation_source_files(root: Path = PACKAGE) -> list[Path]:
 
 
 # functions of this module that only build the report: editing them re-evaluates nothing
-REPORT_ONLY = {"assets/evaluation.py": {"evaluation_report", "png_data_uri"}}
+REPORT_ONLY = {"assets/evaluation.py": {"evaluation_report", "png_data_uri", "_answers_for_report"}}
 
 
 def _code_of(path: Path, rel: str) -> str:
@@ -110,23 +111,24 @@ def gold_passages(ws):
     return pq.read_table(ws.gold_passages_path).to_pandas()
 
 
-def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource, config) -> str:
+def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource, config,
+                enrichment: dict | None = None) -> str:
     """Everything an evaluation reads: unchanged inputs make re-running it free."""
     markers = {f.name: read_json(f).get("inputs") for f in sorted(index_dir.glob("*.json"))} if index_dir.exists() else {}
-    return stable_hash({
+    return stable_hash({**({"enrichment": enrichment["inputs"]} if enrichment else {}), **{
         "version": EVALUATION_VERSION, "code": EVALUATION_CODE, "chunks": manifest["inputs"], "indexes": markers,
         "questions": _file_sha(corpus.path / "questions.parquet"),
         "passages": _file_sha(corpus.path / "passages.parquet"),
         "gold": _file_sha(pipeline.workspace().gold_passages_path),
         "retrievers": pipeline.retriever_names(), "model": pipeline.model(), "expand": config.expand,
         "budgets": list(pipeline.budget_list()),
-    })
+    }})
 
 
 def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResource, base: dict) -> list[dict]:
     """Every available retriever x mode over one chunk set, on the scorable ``questions``."""
     index_dir = ws.index_dir(config.version_name)
-    chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
+    chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
                                                             "embedding_text", "source_text"])
     expander = _expander(chunks, ws, config.expand) if config.expand else None
     budgets = pipeline.budget_list()
@@ -146,15 +148,53 @@ def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResour
     return entries
 
 
+def _evaluate_enrichment(context, config, ws, passages, questions, pipeline: PipelineResource,
+                         entries: list[dict], store) -> dict:
+    """An enriched chunk set's retrieval over each representation (evaluation/enrichment.py)."""
+    from ..evaluation.enrichment import evaluate_enrichment
+    from ..index.representations import load_representation, representation_exists
+
+    index_dir = ws.index_dir(config.version_name)
+    chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "spans", "embedding_text",
+                                                                 "source_text"])
+    enrichment = store.read(config.version_name, columns=["chunk_id", "enrichment_text"])
+    parsed = pq.read_table(ws.manifest_path).to_pandas()
+    doc_meta = {r["doc_id"]: r for r in parsed.to_dict("records")}
+    memo = {}
+
+    def load(rep: str, name: str):
+        if not representation_exists(rep, name, index_dir):
+            return None
+        if (rep, name) not in memo:
+            memo[(rep, name)] = load_representation(rep, name, index_dir, chunks, pipeline.model(),
+                                                    ws.settings.embeddings_dir)
+        return memo[(rep, name)]
+
+    manifest = store.manifest(config.version_name) or {}
+    result = evaluate_enrichment(load, pipeline.retriever_names(), chunks, enrichment, passages, questions,
+                                 doc_meta, entries, log=context.log.info)
+    return {"enricher": manifest.get("enricher"), "enricher_version": manifest.get("enricher_version"),
+            "describe": manifest.get("describe"), **result}
+
+
 def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     ws = pipeline.workspace()
     corpus = pipeline.corpus()
-    pipeline.pull(ws.manifest_path, ws.gold_passages_path, ws.settings.blocks_dir, ws.chunks.dir(config.version_name),
+    from .enrichment import enrichment_store
+
+    store = enrichment_store(ws)
+    pipeline.pull(ws.manifest_path, ws.gold_passages_path, ws.settings.blocks_dir,
+                  ws.chunks.dir(config.chunks_version_name), store.dir(config.version_name),
                   ws.index_dir(config.version_name), ws.evaluation_dir(config.version_name),
                   ws.root / "evaluations" / "history", ws.settings.embeddings_dir)
-    manifest = ws.chunks.manifest(config.version_name)
+    manifest = ws.chunks.manifest(config.chunks_version_name)
     if manifest is None:
-        raise RuntimeError(f"chunk set {config.version_name} is missing: materialize chunk_sets first")
+        raise RuntimeError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
+    enrichment_manifest = None
+    if config.enrich is not None:
+        enrichment_manifest = store.manifest(config.version_name)
+        if enrichment_manifest is None:
+            raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
     base = {"name": config.name, "version": config.version_name, "strategy": config.strategy,
             "params": config.params, "header": config.header, "expand": config.expand,
             "family": STRATEGIES[config.strategy].family,
@@ -162,9 +202,10 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
                                         "over_limit_fraction", "duplication")},
             **{k: manifest.get(k) for k in ("char_bound", "split_to_bound", "over_bound", "notes")},
             "index_bytes": _dir_bytes(ws.index_dir(config.version_name)),
-            "chunk_bytes": ws.chunks.path(config.version_name).stat().st_size}
+            "chunk_bytes": ws.chunks.path(config.chunks_version_name).stat().st_size,
+            "enricher": enrichment_manifest["describe"] if enrichment_manifest else None}
     index_dir = ws.index_dir(config.version_name)
-    key = _inputs_key(manifest, index_dir, corpus, pipeline, config)
+    key = _inputs_key(manifest, index_dir, corpus, pipeline, config, enrichment_manifest)
     path = ws.evaluation_dir(config.version_name) / "evaluation.json"
     previous = read_json(path) if path.exists() else None
     reused = previous is not None and previous.get("inputs") == key
@@ -187,13 +228,15 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
             resolution = gold_resolution_summary(
                 passages, {p for v in scope.questions["gold_passages"] if v is not None for p in v})
         entries = _evaluate(context, config, ws, passages, scope.questions, pipeline, base) if scope else []
+        enrichment = (_evaluate_enrichment(context, config, ws, passages, scope.questions, pipeline, entries, store)
+                      if scope is not None and enrichment_manifest is not None else None)
         if not corpus.labelled:
             context.log.warning(f"corpus {corpus.name} has no labelled questions: nothing to score")
         payload = {"corpus": corpus.name, "labelled": corpus.labelled,
                    "questions": 0 if corpus.questions is None else len(corpus.questions),
                    "excluded": scope.summary() if scope else None,
                    "gold_resolution": resolution,
-                   "inputs": key, "chunk_set": base, "entries": entries}
+                   "inputs": key, "chunk_set": base, "entries": entries, "enrichment": enrichment}
         write_json(path, payload)
         if entries:
             append_history(ws.root / "evaluations", config.name, config.version_name, entries)
@@ -202,6 +245,11 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
     md.update({f"recall@5 {e['retriever']}/{e['mode']}": round(e["curve"][4]["recall"] or 0, 4) for e in entries})
     md.update({f"recall@1500ch {e['retriever']}/{e['mode']}": round(e["budget"][2]["recall"] or 0, 4)
                for e in entries if e.get("budget")})
+    for e in (payload.get("enrichment") or {}).get("entries") or []:  # with / without enrichment
+        if e.get("budget") and e["mode"] == "global":
+            tag = "" if e["delivery"] == "evidence" else " +enrichment delivered"
+            tag += "" if e["scope"] == "all" else " short-ambiguous"
+            md[f"enriched R@1500ch {e['retriever']}/{e['representation']}{tag}"] = round(e["budget"][2]["recall"] or 0, 4)
     return MaterializeResult(
         metadata={"version": config.version_name, "corpus": ws.root.name, "labelled": corpus.labelled,
                   "reused": reused, "evaluation_code": EVALUATION_CODE,
@@ -250,6 +298,17 @@ def _gold_lengths(corpus, passages) -> list[int]:
     return [int(e) - int(s) for s, e in zip(rows["start"], rows["end"]) if s is not None and e is not None and e > s]
 
 
+def _answers_for_report(data: dict, configs) -> dict:
+    """answers.json for the report: contexts shortened, and marked stale when a chunk set it
+    compares has changed version (or is no longer declared) since."""
+    current = {c.name: c.version_name for c in configs}
+    data["stale"] = sorted({c["chunk_set"] for c in data.get("columns", []) if current.get(c["chunk_set"]) != c["version"]})
+    for q in data.get("questions", []):
+        for cell in q.get("cells", []):
+            cell["context"] = (cell.get("context") or "")[:400]
+    return data
+
+
 @asset(
     group_name="evaluation",
     deps=[retrieval_evaluation, point_in_time_evaluation],
@@ -261,7 +320,7 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
     ws = pipeline.workspace()
     corpus = pipeline.corpus()
     pipeline.pull(ws.root / "evaluations", ws.root / PIT_FILE)
-    entries, missing, excluded, resolution = [], [], None, None
+    entries, missing, excluded, resolution, enriched = [], [], None, None, []
     for config in pipeline.chunker_configs():
         path = ws.evaluation_dir(config.version_name) / "evaluation.json"
         if not path.exists():
@@ -269,6 +328,8 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
             continue
         data = read_json(path)
         entries.extend(data["entries"] or [{**data["chunk_set"]}])
+        if data.get("enrichment"):  # retrieval with / without enrichment (evaluation/enrichment.py)
+            enriched.append({"name": config.name, "version": config.version_name, **data["enrichment"]})
         excluded = excluded or data.get("excluded")
         resolution = resolution or data.get("gold_resolution")
     if missing:
@@ -278,6 +339,12 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
     report = build_report(corpus.name, questions, entries, excluded, pipeline.budget_list(), doc_types, gold_lengths)
     if resolution is not None:  # pdf quotes resolved into the parsed text (evaluation/gold_resolution.py)
         report["gold_resolution"] = resolution
+    if enriched:
+        report["enrichment"] = enriched
+    answers_file = ws.root / "answers" / "answers.json"  # the optional answers asset's output
+    pipeline.pull(answers_file)
+    if answers_file.exists():
+        report["answers"] = _answers_for_report(read_json(answers_file), pipeline.chunker_configs())
     pit_path = ws.root / PIT_FILE
     if pit_path.exists():
         pit = read_json(pit_path)

@@ -193,6 +193,7 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
                           _fmt(g.get("answer_containment"))]
             lines.append(f"| {e['name']} | {e.get('retriever', '–')} | {e.get('mode', '–')} | " + " | ".join(cells) + " |")
     lines += _point_in_time_section(report.get("point_in_time"))
+    lines += _optional_sections(report)
     return "\n".join(lines) + "\n"
 
 
@@ -200,6 +201,15 @@ def _label(e: dict) -> str:
     tags = [t for t in ("baseline" if e.get("family") == "plain" else "",
                         f"expand {e['expand']:,}" if e.get("expand") else "") if t]
     return e["name"] + (f" ({', '.join(tags)})" if tags else "")
+
+
+def _optional_sections(report: dict) -> list[str]:
+    """Retrieval with / without enrichment (enrichment_report.py) and answers side by side
+    (answers.py), when the report has them."""
+    from .answers import answers_section
+    from .enrichment_report import enrichment_section
+
+    return enrichment_section(report.get("enrichment")) + answers_section(report.get("answers"))
 
 
 def _chunk_notes(sets: list[dict]) -> list[str]:

@@ -117,13 +117,29 @@ def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
         configs = {}
     if chunk_set in configs:
         version = configs[chunk_set].version_name
-        if ws.chunks.manifest(version) is None:
+        if ws.chunks.manifest(configs[chunk_set].chunks_version_name) is None:
             raise ValueError(f"chunk set {chunk_set!r} ({version}) is not built under {ws.root}: run `finchunk run` first")
         return version
     same_name = [p.name for p in built if p.name.rsplit("-", 1)[0] == chunk_set]
     if same_name:
         return same_name[-1]
     raise ValueError(f"unknown chunk set {chunk_set!r}; built: {[p.name for p in built]}")
+
+
+def _chunks_version(ws: Workspace, version: str) -> str:
+    """Where a chunk-set version's chunks are stored: under the version itself, or, for an
+    enriched version, under its chunking-only version (chunking/config.py)."""
+    if ws.chunks.manifest(version) is not None:
+        return version
+    try:
+        from ..chunking.config import load_chunker_configs
+
+        for c in load_chunker_configs(ws.settings.chunkers_file):
+            if c.version_name == version:
+                return c.chunks_version_name
+    except ValueError:
+        pass
+    return version
 
 
 class Searcher:
@@ -143,7 +159,7 @@ class Searcher:
         if not index_exists(retriever, index_dir):
             raise ValueError(f"no {retriever} index for {self.version} under {index_dir} "
                              f"(dense: false in the chunker config, or not built yet)")
-        self.chunks = ws.chunks.read(self.version, columns=["chunk_id", "doc_id", "spans", "section_path",
+        self.chunks = ws.chunks.read(_chunks_version(ws, self.version), columns=["chunk_id", "doc_id", "spans", "section_path",
                                                             "display_text"])
         self._manifest: pd.DataFrame | None = None
         self.retriever = load_retriever(retriever, index_dir, self.chunks, model_path, ws.settings.embeddings_dir)
