@@ -156,7 +156,7 @@ def test_dense_and_hybrid_over_the_representations(tmp_path, monkeypatch):
                            "embedding_text": ["revenue grew", "dividend paid", "cash flow strong"]})
     enrichment = pd.DataFrame({"chunk_id": ["a", "b", "c"],
                                "enrichment_text": ["Issuer: Acme", "Issuer: Borealis dividend policy", ""]})
-    build_bm25(chunks, tmp_path / "idx")
+    build_bm25(chunks, tmp_path / "idx", doc_prior=0.0)   # no documents here: chunk scores alone
     build_dense(chunks, tmp_path / "idx", "fake-model", tmp_path / "emb")
     texts = representation_texts(chunks, enrichment)
     build_representation_bm25(texts, tmp_path / "idx")

@@ -5,6 +5,7 @@ import time
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
 from ..index.analyzer import get_analyzer
+from ..index.documents import document_texts
 from ..index.retrievers import build_bm25
 from ..storage import read_json, write_json
 from .chunks import chunk_sets
@@ -28,12 +29,16 @@ def _representations_bm25(context, pipeline: PipelineResource, config, ws, folde
     em = store.manifest(config.version_name)
     if em is None:
         raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
-    key = f"{chunks_manifest['inputs']}:{em['inputs']}:{BM25_VERSION}:{REPRESENTATION_VERSION}"
+    analyzer, prior = pipeline.bm25_settings()
+    key = (f"{chunks_manifest['inputs']}:{em['inputs']}:{BM25_VERSION}:{REPRESENTATION_VERSION}:"
+           f"{get_analyzer(analyzer).key}:prior={prior:g}")
     if marker.exists() and read_json(marker).get("inputs") == key:
         return {"built": False, **read_json(marker)}
-    chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "embedding_text"])
+    chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "embedding_text",
+                                                                  "source_text", "view_spans"])
     texts = representation_texts(chunks, store.read(config.version_name, columns=["chunk_id", "enrichment_text"]))
-    vocab = build_representation_bm25(texts, folder)
+    vocab = build_representation_bm25(texts, folder, analyzer, chunks["doc_id"].tolist(),
+                                      document_texts(chunks) if prior else None, prior)
     write_json(marker, {"inputs": key, "enricher_version": em["enricher_version"], "vocabulary": vocab})
     pipeline.push(*(rep_dir(folder, r) / "bm25" for r in INDEXED), marker)
     context.log.info(f"{config.version_name}: BM25 over the representations {list(vocab)} built")

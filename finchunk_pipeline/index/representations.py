@@ -89,13 +89,18 @@ def load_representation(rep: str, name: str, index_dir: str | Path, chunks: pd.D
     return load_retriever(name, rep_dir(index_dir, rep), chunks, model_path, cache_dir)
 
 
-def build_representation_bm25(texts: dict[str, Sequence[str]], index_dir: str | Path) -> dict[str, int]:
-    """BM25 over each indexed representation; returns the vocabulary size of each."""
+def build_representation_bm25(texts: dict[str, Sequence[str]], index_dir: str | Path, analyzer: str | None = None,
+                              doc_ids: Sequence[str] | None = None, doc_texts: dict[str, str] | None = None,
+                              doc_prior: float = 0.0) -> dict[str, int]:
+    """BM25 over each indexed representation, with the same analyzer and document prior as the
+    chunk set's own index (so with / without enrichment differ by the text alone); returns the
+    vocabulary size of each."""
+    from .analyzer import DEFAULT_ANALYZER
     from .retriever import BM25Retriever
 
     out = {}
     for rep in INDEXED:
-        retriever = BM25Retriever.build(list(texts[rep]))
+        retriever = BM25Retriever.build(list(texts[rep]), analyzer or DEFAULT_ANALYZER, doc_ids, doc_texts, doc_prior)
         retriever.save(rep_dir(index_dir, rep) / "bm25")
         out[rep] = len(retriever.index.vocab)
     return out

@@ -21,9 +21,9 @@ def build_bm25(chunks: pd.DataFrame, folder: str | Path, analyzer: str = DEFAULT
                doc_prior: float = DEFAULT_DOC_PRIOR) -> BM25Retriever:
     """``chunks``: doc_id, embedding_text, source_text, view_spans (the last two give the
     documents' text for the document prior)."""
+    doc_ids = chunks["doc_id"].tolist() if doc_prior else None
     doc_texts = document_texts(chunks) if doc_prior else None
-    retriever = BM25Retriever.build(chunks["embedding_text"].tolist(), analyzer, chunks["doc_id"].tolist(),
-                                    doc_texts, doc_prior)
+    retriever = BM25Retriever.build(chunks["embedding_text"].tolist(), analyzer, doc_ids, doc_texts, doc_prior)
     retriever.save(Path(folder) / "bm25")
     return retriever
 
