@@ -96,3 +96,25 @@ def test_chunk_set_reports_the_split_and_no_chunk_over_the_bound(tmp_path):
     assert "Chunking notes" in md and f"`paragraph`: {SPLIT_NOTE}: 1" in md
     md = render_markdown(build_report("c", 0, [{**entry, "over_bound": 3}]))
     assert "3 chunks over the bound of 1000 characters" in md
+
+
+def test_the_bound_never_cuts_a_row_from_its_repeated_table_header():
+    """Row groups of one row each repeat a long caption and header: over max_chars, within
+    the structure bound (ROW_GROUP_CONTEXT_CHARS), so every chunk keeps the header."""
+    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.config import ChunkerConfig
+    from finchunk_pipeline.parse import markdown
+
+    caption = ("Consolidated statements of operations of the group and its subsidiaries for the years "
+               "ended December 31, amounts in millions of US dollars except per share data and ratios:")
+    header = "| Line item of the consolidated statement | Fiscal year 2019 | Fiscal year 2018 |"
+    rows = "\n".join(f"| Revenue line number {i} of the segment | {1000 + i} | {900 + i} |" for i in range(12))
+    text = f"# Results\n\n{caption}\n\n{header}\n|---|---:|---:|\n{rows}\n"
+    doc = markdown.parse("d", text, {})
+    config = ChunkerConfig("ev", "structure", {"max_chars": 300, "table_max_chars": 150, "link_notes_chars": 0})
+    chunks = chunk_document(config, doc, {"title": "d"})
+    row_chunks = [c for c in chunks if "Revenue line number" in c.source_text]
+    assert len(row_chunks) >= 6
+    for c in row_chunks:
+        assert "Fiscal year 2019" in c.source_text, c.source_text[:200]
+        assert len(c.source_text) > 300            # over max_chars: the repeated context is allowed
