@@ -118,3 +118,33 @@ def test_the_bound_never_cuts_a_row_from_its_repeated_table_header():
     for c in row_chunks:
         assert "Fiscal year 2019" in c.source_text, c.source_text[:200]
         assert len(c.source_text) > 300            # over max_chars: the repeated context is allowed
+
+
+def test_token_safe_chunk_sets_have_no_chunk_over_the_model_limit():
+    """Figures tokenise densely: a 700-character run of numbers is far over MiniLM's 256
+    tokens although under the character bound. token_safe splits it until it fits, spans exact."""
+    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.config import ChunkerConfig
+    from finchunk_pipeline.chunking.tokens import token_counter
+    from finchunk_pipeline.parse import text as text_parser
+
+    figures = "\n".join(f"Segment {i} revenue $ {1000 + 37 * i:,}.{i % 10} $ {900 + 13 * i:,}.{i % 7} ({i}.{i}%)"
+                        for i in range(30))
+    doc = text_parser.parse("d", "RESULTS\n\n" + figures + "\n", {})
+    counter = token_counter(None)
+    base = {"max_chars": 800, "table_max_chars": 0, "link_notes_chars": 0}
+    loose = chunk_document(ChunkerConfig("x", "structure", base, header=True), doc, {"title": "d"}, counter)
+    safe = chunk_document(ChunkerConfig("x", "structure", base, header=True, token_safe=True), doc,
+                          {"title": "d"}, counter)
+    assert any(c.over_limit for c in loose)
+    assert safe and not any(c.over_limit for c in safe)
+    assert max(c.n_tokens for c in safe) <= counter.max_tokens
+    from finchunk_pipeline.index.documents import pieces
+
+    for c in safe:
+        for s, e, part in pieces(c.source_text, c.view_spans):
+            assert doc.view_text[s:e] == part
+    # nothing lost: every figure line is in some chunk
+    joined = "\n".join(c.source_text for c in safe)
+    assert all(f"Segment {i} revenue" in joined for i in range(30))
+    assert ChunkerConfig("x", "structure", base, token_safe=True).config_hash != ChunkerConfig("x", "structure", base).config_hash

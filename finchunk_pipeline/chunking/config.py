@@ -35,6 +35,9 @@ class ChunkerConfig:
     # hash: the chunks do not change, only what the evaluation and search deliver
     expand: int = 0
     enrich: EnrichSpec | None = None  # an enricher: a second, indexed representation of each chunk
+    # no chunk over the embedding model's token limit: an over-limit chunk is split (at line
+    # breaks, else whitespace) until it fits (chunking/token_bound.py)
+    token_safe: bool = False
 
     def code_version(self) -> str:
         """The strategy's version and the shared chunk-building step's version."""
@@ -46,10 +49,13 @@ class ChunkerConfig:
     @property
     def chunking_hash(self) -> str:
         """Hash of what decides the chunks (the enricher aside)."""
-        return stable_hash({
-            "strategy": self.strategy, "params": self.params, "header": self.header,
-            "context_fields": list(self.context_fields), "code": self.code_version(),
-        }, n=8)
+        key = {"strategy": self.strategy, "params": self.params, "header": self.header,
+               "context_fields": list(self.context_fields), "code": self.code_version()}
+        if self.token_safe:  # only when set: the hashes of other chunk sets stay as they were
+            from .token_bound import TOKEN_BOUND_VERSION
+
+            key["token_safe"] = TOKEN_BOUND_VERSION
+        return stable_hash(key, n=8)
 
     @property
     def config_hash(self) -> str:
@@ -92,6 +98,9 @@ def parse_chunker_configs(raw: Any, source: str = "chunkers.yaml") -> list[Chunk
             raise ValueError(f"{where} ({name}): unknown strategy {strategy!r}; known: {sorted(STRATEGIES)}")
         params = dict(entry.get("params") or {})
         STRATEGIES[strategy].validate(params, where=f"{where} ({name})")
+        token_safe = entry.get("token_safe", False)
+        if not isinstance(token_safe, bool):
+            raise ValueError(f"{where} ({name}): token_safe must be true or false, got {token_safe!r}")
         expand = entry.get("expand", 0)
         if not isinstance(expand, int) or isinstance(expand, bool) or expand < 0:
             raise ValueError(f"{where} ({name}): expand must be a whole number of characters >= 0, got {expand!r}")
@@ -99,7 +108,7 @@ def parse_chunker_configs(raw: Any, source: str = "chunkers.yaml") -> list[Chunk
             name=name, strategy=strategy, params=params, header=bool(entry.get("header", False)),
             context_fields=tuple(entry.get("context_fields", ("title", "section"))),
             dense=bool(entry.get("dense", True)), description=str(entry.get("description", "")),
-            expand=expand,
+            expand=expand, token_safe=token_safe,
             enrich=parse_enrich(entry.get("enrich"), f"{where} ({name})"),
         ))
     return configs
