@@ -74,11 +74,16 @@ def test_whole_graph_writes_the_report(tmp_path, default_corpus_copy, chunkers_f
         recalls = [p["recall"] for p in e["curve"]]
         assert recalls == sorted(recalls) and 0 <= recalls[0] and recalls[-1] <= 1
         assert all(v["k"] == 5 for v in e["by_type"].values())
-    assert {e["mode"] for e in report["chunk_sets"]} >= {"global", "filtered"}
+    assert {e["mode"] for e in report["chunk_sets"]} >= {"global", "filtered", "routed"}
+    routed = [e for e in report["chunk_sets"] if e["mode"] == "routed"]
+    assert routed and all(e["routing"]["questions"] == e["questions"] for e in routed)
+    # every question of these annual reports names its issuer; the route keeps its document
+    assert all(e["routing"]["accuracy"] == 1.0 and e["routing"]["filter"] > 0 for e in routed)
     structure = next(e for e in report["chunk_sets"] if e["name"] == "structure-h")
     assert structure["header"] is True and structure["strategy"] == "structure"
     md = (tmp_path / "out" / "evaluation.md").read_text()
     assert "| structure-h |" in md
+    assert "## Recall (%) at context budgets — routed mode" in md and "**Routing** (analyzer v" in md
     meta = result.asset_materializations_for_node("evaluation_report")[0].metadata
     assert "structure-h" in meta["report"].value
     parse_report = json.loads((tmp_path / "out" / "parse_report.json").read_text())

@@ -11,9 +11,12 @@ from ..evaluation.gold_resolution import summary as gold_resolution_summary
 from ..evaluation.plots import write_plots
 from ..evaluation.history import append_history
 from ..evaluation.report import build_report, render_markdown, write_report
-from ..evaluation.retrieval import EXPANDED, MODES, evaluate_retriever
+from ..evaluation.retrieval import EXPANDED, MODES, ROUTED, evaluate_retriever
 from ..evaluation.scope import scorable_questions
 from ..index.retrievers import NEEDS, index_exists, load_retriever
+from ..routing import VERSION as ROUTING_VERSION
+from ..routing import Catalog
+from ..routing.search import Router, routing_summary
 from ..storage import read_json, sha256_bytes, stable_hash, write_json
 from .dense import faiss_index
 from .indexes import bm25_index
@@ -26,7 +29,7 @@ EVALUATION_VERSION = "3"
 PACKAGE = Path(__file__).resolve().parents[1]  # finchunk_pipeline/
 # what an evaluation runs: the metrics, the retrievers at query time, the parent expansion
 # and this module; report rendering, plots and the history file do not change its results
-EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "chunking/expand.py", "assets/evaluation.py")
+EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "chunking/expand.py", "routing/*.py", "assets/evaluation.py")
 NOT_EVALUATION_CODE = ("evaluation/report.py", "evaluation/plots.py", "evaluation/history.py", "index/search.py")
 
 
@@ -98,8 +101,9 @@ def gold_passages(ws):
     return pq.read_table(ws.gold_passages_path).to_pandas()
 
 
-def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource) -> str:
-    """Everything an evaluation reads: unchanged inputs make re-running it free."""
+def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource, routing: str | None = None) -> str:
+    """Everything an evaluation reads: unchanged inputs make re-running it free (``routing``:
+    the routing version and the documents' metadata the routed mode reads)."""
     markers = {f.name: read_json(f).get("inputs") for f in sorted(index_dir.glob("*.json"))} if index_dir.exists() else {}
     return stable_hash({
         "version": EVALUATION_VERSION, "code": EVALUATION_CODE, "chunks": manifest["inputs"], "indexes": markers,
@@ -107,6 +111,7 @@ def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource) -
         "passages": _file_sha(corpus.path / "passages.parquet"),
         "gold": _file_sha(pipeline.workspace().gold_passages_path),
         "retrievers": pipeline.retriever_names(), "model": pipeline.model(), "expand": EXPAND_MAX_CHARS,
+        "routing": routing,
     })
 
 
@@ -116,6 +121,7 @@ def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResour
     chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
                                                             "embedding_text", "source_text"])
     expander = _expander(chunks, ws)
+    router = Router(Catalog.from_parquet(ws.manifest_path), chunks["doc_id"].tolist())
     entries = []
     for name in pipeline.retriever_names():
         if not index_exists(name, index_dir):
@@ -124,9 +130,12 @@ def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResour
             continue
         retriever = load_retriever(name, index_dir, chunks, pipeline.model())
         own = sum(_dir_bytes(f) if f.is_dir() else f.stat().st_size for f in index_dir.glob(f"{name}*"))
-        for mode in (*MODES, EXPANDED):
+        for mode in (*MODES, EXPANDED, ROUTED):
             summary = evaluate_retriever(retriever, chunks, passages, questions, mode,
-                                         expander=expander).summary()
+                                         expander=expander, router=router).summary()
+            if mode == ROUTED:   # scored against the questions' documents, which the router never saw
+                summary["routing"] = routing_summary(router.last_routes, questions["question_id"].tolist(),
+                                                     [list(v) if v is not None else [] for v in questions["doc_ids"]])
             entries.append({**base, "index_bytes_retriever": own, **summary})
             context.log.info(f"{config.name} {name} {mode}: recall@3 = {summary['curve'][2]['recall']:.3f}")
     return entries
@@ -149,7 +158,9 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
             "index_bytes": _dir_bytes(ws.index_dir(config.version_name)),
             "chunk_bytes": ws.chunks.path(config.version_name).stat().st_size}
     index_dir = ws.index_dir(config.version_name)
-    key = _inputs_key(manifest, index_dir, corpus, pipeline)
+    routing = (f"{ROUTING_VERSION}-{Catalog.from_parquet(ws.manifest_path).fingerprint}"
+               if ws.manifest_path.exists() else None)
+    key = _inputs_key(manifest, index_dir, corpus, pipeline, routing)
     path = ws.evaluation_dir(config.version_name) / "evaluation.json"
     previous = read_json(path) if path.exists() else None
     reused = previous is not None and previous.get("inputs") == key
@@ -187,6 +198,9 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
     md.update({f"recall@5 {e['retriever']}/{e['mode']}": round(e["curve"][4]["recall"] or 0, 4) for e in entries})
     md.update({f"recall@1500ch {e['retriever']}/{e['mode']}": round(e["budget"][2]["recall"] or 0, 4)
                for e in entries if e.get("budget")})
+    routing_entry = next((e["routing"] for e in entries if e.get("routing")), None)
+    if routing_entry and routing_entry.get("accuracy") is not None:
+        md["routing accuracy"] = round(routing_entry["accuracy"], 4)
     return MaterializeResult(
         metadata={"version": config.version_name, "corpus": ws.root.name, "labelled": corpus.labelled,
                   "reused": reused, "evaluation_code": EVALUATION_CODE,
@@ -203,7 +217,8 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
     code_version=f"{EVALUATION_VERSION}-{EVALUATION_CODE}",
     description="recall@k (k = 1..10), full coverage and characters delivered; recall at character budgets "
                 "(500..3000); character precision / IoU and answer containment (k = 5 and 1500 chars), for "
-                "one chunk set, per retriever, globally / filtered to the question's documents (/ expanded), "
+                "one chunk set, per retriever, globally / filtered to the question's documents (/ expanded) / "
+                "routed by the query analyzer (with its routing accuracy), "
                 "overall, by question type and on the table and footnote slices.",
 )
 def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:

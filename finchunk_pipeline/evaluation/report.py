@@ -6,10 +6,11 @@ from pathlib import Path
 
 from ..storage import write_json, write_text
 from .budget import BUDGETS, REPORT_BUDGET
+from ..routing.report import routing_lines
 from .containment import SKIP_TYPES
 
 HEADLINE_K = 3
-MODE_ORDER = {"global": 0, "filtered": 1, "expanded": 2}
+MODE_ORDER = {"global": 0, "filtered": 1, "expanded": 2, "routed": 3}
 
 
 def _pt(k_curve: list[dict], k: int, key: str):
@@ -52,7 +53,9 @@ RULES = (
     "delivered vs gold document characters at k = 5 and at 1500 characters. *Containment*: the reference answer "
     "in the delivered indexed text (numbers compared as values after removing thousands separators, currency "
     f"and %), {', '.join(sorted(SKIP_TYPES))} questions skipped. *Modes*: global = whole index; filtered = "
-    "restricted to the question's documents; expanded = global with bounded parent expansion.")
+    "restricted to the question's documents; expanded = global with bounded parent expansion; routed = global "
+    "with the documents the query analyzer infers from the question text and the documents' metadata (a filter "
+    "when confident, a boost otherwise, nothing when no issuer is named).")
 
 
 def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
@@ -94,6 +97,8 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
                     f" | {_fmt((e.get('answer_containment') or {}).get('value_at_budget'))}"
                     f" | {_kb(e.get('index_bytes_retriever', e.get('index_bytes')))} | {e.get('duplication', 0):.2f} |")
             lines.append("")
+            if mode == "routed":
+                lines += routing_lines(rows)
     if plots:
         lines += ["## Plots", ""] + [f"![{name}]({path})" for name, path in plots.items()] + [""]
     lines += ["## Recall (%) at k", "",

@@ -4,8 +4,10 @@ Per question: recall@k / full coverage / characters for k = 1..10 (``recall.py``
 full coverage at fixed character budgets (``budget.py``), character precision and IoU
 (``precision.py``) and answer containment (``containment.py``), each at k = 5 whole chunks and
 at a 1500-character budget. Modes: ``global`` (whole index), ``filtered`` (restricted to the
-question's documents) and ``expanded`` (global ranking, each chunk delivered with its bounded
-parent expansion: only when an expander is passed, see ``evaluate_retriever``).
+question's documents), ``expanded`` (global ranking, each chunk delivered with its bounded
+parent expansion: only when an expander is passed, see ``evaluate_retriever``) and ``routed``
+(the route the query analyzer infers from the question text and the documents' metadata:
+only when a router is passed, see ``routing/search.py``).
 """
 from __future__ import annotations
 
@@ -26,7 +28,8 @@ REPORT_K = 5
 DEPTH = 64            # chunks retrieved per question: enough to fill the largest budget
 MODES = ("global", "filtered")
 EXPANDED = "expanded"
-ALL_MODES = MODES + (EXPANDED,)
+ROUTED = "routed"
+ALL_MODES = MODES + (EXPANDED, ROUTED)
 
 # Difficult slices (question types), reported separately.
 SLICES = {
@@ -123,15 +126,18 @@ def _list(v) -> list:
 
 def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, questions: pd.DataFrame,
                        mode: str = "global", max_k: int = MAX_K, expander: Expander | None = None,
-                       depth: int = DEPTH) -> RetrievalEvaluation:
+                       depth: int = DEPTH, router=None) -> RetrievalEvaluation:
     """``chunks`` rows must be in the retriever's row order (chunks.parquet order); columns
     doc_id, spans, embedding_text (+ source_text for the header length, optional).
     Mode ``expanded`` needs ``expander``: the global ranking, each chunk replaced by its
-    expanded spans, costing the length of its expanded text (no header)."""
+    expanded spans, costing the length of its expanded text (no header).
+    Mode ``routed`` needs ``router`` (routing.search.Router): it ranks from the question texts only."""
     if mode not in ALL_MODES:
         raise ValueError(f"unknown evaluation mode {mode!r}; known: {ALL_MODES}")
     if mode == EXPANDED and expander is None:
         raise ValueError("mode 'expanded' needs an expander (chunking.expand)")
+    if mode == ROUTED and router is None:
+        raise ValueError("mode 'routed' needs a router (routing.search.Router)")
     gold = gold_spans(passages)
     spans = [spans_of(v) for v in chunks["spans"]]
     doc_ids = chunks["doc_id"].to_numpy()
@@ -145,7 +151,10 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     allowed = None
     if mode == "filtered":
         allowed = [np.isin(doc_ids, _list(q["doc_ids"])) for q in qs]
-    hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed)
+    if mode == ROUTED:
+        hits = router.search_many(retriever, [q["question"] for q in qs], max(max_k, depth))
+    else:
+        hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed)
     scores, extras = [], []
     for q, ranked in zip(qs, hits):
         gold_list = [gold[p] for p in _list(q["gold_passages"])]
