@@ -1,4 +1,9 @@
-"""``finchunk search``: top-k chunks of one chunk set for a query, with metadata filters."""
+"""``finchunk search``: top-k chunks of one chunk set for a query, with metadata filters.
+
+Routing is on by default: the query analyzer infers which documents the query is about
+(issuer, ticker, period, document type, from the documents' metadata), prints that route and
+applies it before ranking; ``--no-route`` searches without it. With ``--json`` the route is
+printed on stderr as one JSON object, and stdout stays the list of hits."""
 from __future__ import annotations
 
 import json
@@ -18,6 +23,9 @@ def register(sub) -> None:
     p.add_argument("--doc-type", help="document type, e.g. annual_report")
     p.add_argument("--fiscal-year", type=int, help="fiscal year")
     p.add_argument("--as-of", help="only documents filed on or before this date (YYYY-MM-DD or ISO datetime)")
+    p.add_argument("--no-route", action="store_true",
+                   help="do not route: by default the documents the query names (issuer, ticker, period, "
+                        "document type) are inferred, printed and searched first")
     p.add_argument("--corpus", help="corpus folder (default: the embedded data/corpus/default)")
     p.add_argument("--data", help="data root (default: data/store)")
     p.add_argument("--chunkers", help="chunker config file (default: data/chunkers.yaml)")
@@ -29,7 +37,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from dataclasses import replace
 
-    from ..index.search import Filters, search
+    from ..index.search import Filters, search_with_route
     from ..settings import Settings
     from ..workspace import Workspace
 
@@ -46,11 +54,16 @@ def run(args) -> int:
         doc_ids=[d.strip() for d in args.doc_ids.split(",") if d.strip()] if args.doc_ids else None,
         issuer=args.issuer, doc_type=args.doc_type, fiscal_year=args.fiscal_year, as_of=args.as_of,
     )
-    hits = search(args.query, args.chunk_set, args.k, args.retriever, filters, Workspace(settings), args.model)
+    hits, route = search_with_route(args.query, args.chunk_set, args.k, args.retriever, filters,
+                                    Workspace(settings), args.model, route=not args.no_route)
     if args.json:
+        if route is not None:
+            json.dump({"route": route.as_dict()}, sys.stderr, ensure_ascii=False)
+            sys.stderr.write("\n")
         json.dump([h.as_dict() for h in hits], sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
+    print(route.describe() if route is not None else "route: off (--no-route)")
     if not hits:
         print("no results" + (" (the filters exclude every document)" if filters.active() else ""))
         return 0

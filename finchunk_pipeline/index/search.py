@@ -11,6 +11,11 @@ doc_type, fiscal_year, filed_at):
 * ``as_of``        only documents filed on or before this date (a date includes that
                    whole day, UTC; a datetime is compared as is). Documents with no filing
                    date are excluded under as_of: nothing dated after T may leak in.
+
+Routing (``route=True``; ``finchunk search`` routes by default): the query analyzer
+(``routing/``) infers from the query text which of the documents the filters allow it is
+about, and the ranking applies its route — a hard filter, a boost, or nothing
+(``search_with_route`` also returns the route, to show it).
 """
 from __future__ import annotations
 
@@ -128,8 +133,17 @@ def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
 
 def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
            filters: Filters | None = None, workspace: Workspace | None = None,
-           model_path: str | None = None) -> list[Hit] | list[list[Hit]]:
-    """Top-k chunks of ``chunk_set`` for ``query`` (a list of queries gives a list of lists)."""
+           model_path: str | None = None, route: bool = False) -> list[Hit] | list[list[Hit]]:
+    """Top-k chunks of ``chunk_set`` for ``query`` (a list of queries gives a list of lists);
+    ``route``: apply the query analyzer's route (see the module docstring)."""
+    return search_with_route(query, chunk_set, k, retriever, filters, workspace, model_path, route)[0]
+
+
+def search_with_route(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
+                      filters: Filters | None = None, workspace: Workspace | None = None,
+                      model_path: str | None = None, route: bool = True):
+    """(hits, route): as ``search``; the route is a ``routing.Route`` per query (a list for a
+    list of queries), None when routing is off."""
     from ..settings import Settings
 
     ws = workspace or Workspace(Settings())
@@ -142,18 +156,34 @@ def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: st
                          f"(dense: false in the chunker config, or not built yet)")
     chunks = ws.chunks.read(version, columns=["chunk_id", "doc_id", "spans", "section_path", "display_text"])
     mask = None
-    if filters is not None and filters.active():
+    manifest = None
+    if (filters is not None and filters.active()) or route:
         if not ws.manifest_path.exists():
-            raise ValueError(f"{ws.manifest_path} is missing: filters need the parsed manifest (run `finchunk run`)")
+            why = "filters need" if filters is not None and filters.active() else "routing needs (or turn it off)"
+            raise ValueError(f"{ws.manifest_path} is missing: {why} the parsed manifest (run `finchunk run`)")
         manifest = pd.read_parquet(ws.manifest_path)
         mask = row_mask(chunks["doc_id"].tolist(), manifest, filters)
     single = isinstance(query, str)
     queries = [query] if single else list(query)
     r = load_retriever(retriever, index_dir, chunks, model_path, ws.settings.embeddings_dir)
+    routes = None
     if mask is not None and not mask.any():
         results: list[list] = [[] for _ in queries]
+    elif route:
+        from ..routing import Catalog
+        from ..routing.search import Router
+
+        allowed = manifest if mask is None else manifest[manifest["doc_id"].isin(set(chunks["doc_id"][mask]))]
+        router = Router(Catalog.from_frame(allowed), chunks["doc_id"].tolist())
+        results = router.search_many(r, queries, k, [mask] * len(queries))
+        routes = router.last_routes
     else:
         results = r.search_many(queries, k, None if mask is None else [mask] * len(queries))
+    if route and routes is None:  # every document filtered out: the route of an empty catalog
+        from ..routing import Catalog, analyze
+
+        empty = Catalog.build([])
+        routes = [analyze(q, empty) for q in queries]
     out = []
     for hits in results:
         rows = []
@@ -164,4 +194,6 @@ def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: st
                             section=" > ".join(list(section)) if section is not None else "",
                             display_text=c["display_text"], score=float(score)))
         out.append(rows)
-    return out[0] if single else out
+    if single:
+        return out[0], (routes[0] if routes is not None else None)
+    return out, routes
