@@ -164,10 +164,20 @@ def test_issuer_named_like_a_common_word(hand):
     assert analyze("Unknown factors drove revenue in 2019.", hand).action == "none"
 
 
-def test_period_not_found_keeps_the_issuers_documents(hand):
+def test_period_not_found_keeps_the_issuers_documents_and_prefers_the_nearest(hand):
     r = analyze("Were there events that increased Pfizer's net income in 2019?", hand)
     assert r.action == "filter" and r.doc_ids == ("pfe-2021", "pfe-2023q2")
     assert any("not narrowed" in s for s in r.reasons)
+    assert r.preferred == ("pfe-2021",)          # nearest fiscal year to 2019
+    future = analyze("What production rate changes is MGM forecasting for FY2025?", hand)
+    assert future.doc_ids == ("mgm-2018", "mgm-2023q2") and future.preferred == ("mgm-2023q2",)
+    # no period named: the latest documents are preferred, none is removed
+    now = analyze("How much does Pfizer expect to pay to spin off Upjohn in the future?", hand)
+    assert now.doc_ids == ("pfe-2021", "pfe-2023q2") and now.preferred == ("pfe-2023q2",)
+    assert "preferring pfe-2023q2" in now.describe()
+    # a period that narrows leaves nothing to prefer; one document: nothing to prefer
+    assert analyze("What was Pfizer's FY2021 revenue?", hand).preferred == ()
+    assert analyze("Is Target's business seasonal?", hand).preferred == ()
     assert analyze("For Pfizer, which region had the biggest drop in Q22023 revenues?", hand).doc_ids == ("pfe-2023q2",)
     assert analyze("What companies did Pfizer acquire, per this 10K report?", hand).doc_ids == ("pfe-2021",)
     assert analyze("Did Foot Locker file an 8-K on its annual meeting?", hand).doc_ids == ("fl-8k",)

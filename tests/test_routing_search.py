@@ -103,6 +103,25 @@ def test_unrouted_questions_rank_exactly_as_global(setup):
     assert router.search_many(retriever, qs, 6) == retriever.search_many(qs, 6)
 
 
+def test_preferred_documents_rank_first_without_a_filter():
+    """Two reports of one issuer saying the same things: a question without a period gets
+    the latest report's chunks first, and the older report still follows."""
+    docs = pd.DataFrame([("ar-2023", "Northwind Holdings plc", "annual_report", 2023),
+                         ("ar-2024", "Northwind Holdings plc", "annual_report", 2024),
+                         ("ar-calder", "Calder Industries SE", "annual_report", 2024)],
+                        columns=["doc_id", "issuer", "doc_type", "fiscal_year"])
+    texts = ["Revenue for the year was 100 million.", "Revenue for the year was 100 million.",
+             "Revenue for the year was 100 million."]
+    doc_rows = ["ar-2023", "ar-2024", "ar-calder"]
+    retriever = BM25Retriever.build(texts)
+    router = Router(Catalog.from_frame(docs), doc_rows)
+    [hits] = router.search_many(retriever, ["What was the revenue of Northwind Holdings plc?"], 3)
+    assert [doc_rows[r] for r, _ in hits] == ["ar-2024", "ar-2023"]
+    assert router.last_routes[0].preferred == ("ar-2024",)
+    [plain] = retriever.search_many(["What was the revenue of Northwind Holdings plc?"], 3)
+    assert doc_rows[plain[0][0]] == "ar-2023"     # without routing the tie goes to the first row
+
+
 def test_boost_keeps_strong_global_hits():
     routed = [(4, 9.0), (5, 8.0)]
     global_ = [(1, 20.0), (4, 9.0), (2, 3.0)]

@@ -27,7 +27,13 @@ Rules, in order:
    match best — period end = a date named (4) > fiscal quarter = a quarter / half named (3)
    > fiscal year (or a year in the title) = a year named (2) — when at least one matches a
    year; otherwise the issuer's documents stay (a 2021 10-K answers about 2019).
-4. **Action.** ``filter`` when the lowest confidence of the issuer mentions used is at
+4. **Preference within** (soft: never removes a document). When the issuer's documents
+   stay because no document is of the year named, those of the nearest fiscal year are
+   preferred (ties: the later one — a filing reports the prior years as comparatives, and
+   the last one before a future year forecasts it); when no period is named at all and the
+   documents span several fiscal years, the latest ones are preferred (a question without a
+   period asks about now). Preferred documents are ranked first by fusion, not filtered.
+5. **Action.** ``filter`` when the lowest confidence of the issuer mentions used is at
    least ``HARD_THRESHOLD``, else ``boost``.
 """
 from __future__ import annotations
@@ -79,9 +85,11 @@ class Route:
     mentions: tuple[Mention, ...] = ()
     reasons: tuple[str, ...] = ()
     documents: int = 0              # documents in the catalog
+    preferred: tuple[str, ...] = () # of doc_ids: ranked first (soft), () when no preference
 
     def as_dict(self) -> dict:
         return {"version": self.version, "action": self.action, "doc_ids": list(self.doc_ids),
+                "preferred": list(self.preferred),
                 "confidence": round(self.confidence, 3), "issuers": list(self.issuers),
                 "mentions": [m.as_dict() for m in self.mentions], "reasons": list(self.reasons),
                 "documents": self.documents}
@@ -94,6 +102,8 @@ class Route:
             docs = ", ".join(self.doc_ids[:6]) + (" …" if len(self.doc_ids) > 6 else "")
             head = (f"route: {self.action} (confidence {self.confidence:.2f}) → {len(self.doc_ids)} of "
                     f"{self.documents} documents: {docs}")
+            if self.preferred:
+                head += f"; preferring {', '.join(self.preferred)}"
         return "\n".join([head] + [f"  - {r}" for r in self.reasons])
 
 
@@ -272,9 +282,20 @@ def _period_level(doc, p: PeriodMention) -> int:
     return 2 if p.year in doc.years else 0
 
 
+def _nearest(docs: list[str], years: set[int], catalog: Catalog) -> list[str]:
+    """The documents of the fiscal year nearest to any of ``years`` (ties: the later year)."""
+    dated = [(d, catalog.docs[d].fiscal_year) for d in docs if catalog.docs[d].fiscal_year is not None]
+    if not dated or not years:
+        return []
+    best = min(((min(abs(fy - y) for y in years), -fy) for _, fy in dated))
+    return [d for d, fy in dated if (min(abs(fy - y) for y in years), -fy) == best]
+
+
 def _narrow(doc_ids: list[str], label: str, periods: list[PeriodMention], doc_types: list[DocTypeMention],
-            catalog: Catalog, reasons: list[str]) -> list[str]:
+            catalog: Catalog, reasons: list[str]) -> tuple[list[str], list[str]]:
+    """(documents kept, documents preferred among them)."""
     out = list(doc_ids)
+    preferred: list[str] = []
     if doc_types:
         wanted = frozenset().union(*(d.types for d in doc_types))
         named = ", ".join(sorted({repr(d.text) for d in doc_types}))
@@ -300,7 +321,18 @@ def _narrow(doc_ids: list[str], label: str, periods: list[PeriodMention], doc_ty
             out = keep
         else:
             reasons.append(f"{named}: no {label} document of that period, not narrowed")
-    return out
+            preferred = _nearest(out, {p.year for p in periods if p.year}, catalog)
+            if preferred and len(preferred) < len(out):
+                reasons.append(f"preferring the nearest fiscal year: {', '.join(preferred)}")
+            else:
+                preferred = []
+    elif not periods and len(out) > 1:
+        years = {catalog.docs[d].fiscal_year for d in out if catalog.docs[d].fiscal_year is not None}
+        if len(years) > 1:
+            preferred = [d for d in out if catalog.docs[d].fiscal_year == max(years)]
+            reasons.append(f"no period named: preferring the latest {label} documents (fiscal {max(years)}): "
+                           f"{', '.join(preferred)}")
+    return out, preferred
 
 
 def analyze(question: str, catalog: Catalog) -> Route:
@@ -338,6 +370,7 @@ def analyze(question: str, catalog: Catalog) -> Route:
         return Route(VERSION, "none", (), 0.0, (), tuple(mentions), tuple(reasons), n_docs)
     title_docs = set().union(*(c.doc_ids for c in title_cands)) if title_cands else set()
     selected: set[str] = set()
+    preferred: set[str] = set()
     issuers_named: list[str] = []
     for c in issuer_cands:
         for i in sorted(c.issuers):
@@ -351,9 +384,14 @@ def analyze(question: str, catalog: Catalog) -> Route:
             if within and len(within) < len(docs):
                 reasons.append(f"document title named: kept {len(within)} of {len(docs)} {label} documents")
                 docs = within
-            selected |= set(_narrow(docs, label, periods, doc_types, catalog, reasons))
+            kept, pref = _narrow(docs, label, periods, doc_types, catalog, reasons)
+            selected |= set(kept)
+            preferred |= set(pref or kept)   # an issuer without a preference: all of its documents
     else:
-        selected = set(_narrow(sorted(title_docs), "titled", periods, doc_types, catalog, reasons))
+        kept, pref = _narrow(sorted(title_docs), "titled", periods, doc_types, catalog, reasons)
+        selected, preferred = set(kept), set(pref or kept)
+    if preferred == selected:
+        preferred = set()
     used = issuer_cands or title_cands
     confidence = min(c.confidence for c in used)
     action = "filter" if confidence >= HARD_THRESHOLD else "boost"
@@ -361,4 +399,4 @@ def analyze(question: str, catalog: Catalog) -> Route:
         reasons.append(f"confidence {confidence:.2f} < {HARD_THRESHOLD}: these documents are favoured, "
                        f"the rest of the index still competes")
     return Route(VERSION, action, tuple(sorted(selected)), confidence, tuple(issuers_named), tuple(mentions),
-                 tuple(dict.fromkeys(reasons)), n_docs)
+                 tuple(dict.fromkeys(reasons)), n_docs, tuple(sorted(preferred)))

@@ -11,6 +11,9 @@ often the route kept the question's documents.
   twice; a strong global hit elsewhere still competes. Chosen over a fixed score bonus
   because BM25, cosine and RRF scores have no common scale.
 * ``none``: the global ranking, unchanged.
+* a route's ``preferred`` documents (a subset of its documents, see analyzer.py rule 4) add
+  one more ranking, restricted to them, to the same fusion: they come first without the
+  others being filtered out.
 
 The router only ever receives question texts (and the row -> document map of the chunk
 set); gold documents are used afterwards, by ``routing_summary``, to score the routes.
@@ -29,8 +32,13 @@ Hits = list[tuple[int, float]]
 
 
 def fuse_boost(routed: Hits, global_: Hits, k: int, rrf_k: int = BOOST_RRF_K) -> Hits:
+    return fuse([routed, global_], k, rrf_k)
+
+
+def fuse(rankings: Sequence[Hits], k: int, rrf_k: int = BOOST_RRF_K) -> Hits:
+    """Reciprocal-rank fusion of rankings; ties by lower row."""
     scores: dict[int, float] = {}
-    for hits in (routed, global_):
+    for hits in rankings:
         for rank, (row, _) in enumerate(hits, 1):
             scores[row] = scores.get(row, 0.0) + 1.0 / (rrf_k + rank)
     return sorted(scores.items(), key=lambda rs: (-rs[1], rs[0]))[:k]
@@ -54,12 +62,12 @@ class Router:
             self._memo[question] = analyze(question, self.catalog)
         return self._memo[question]
 
-    def mask(self, route: Route) -> np.ndarray | None:
-        """Row mask of the route's documents, or None (no route, or none of its documents
-        has a chunk here)."""
+    def mask(self, route: Route, doc_ids: Sequence[str] | None = None) -> np.ndarray | None:
+        """Row mask of the route's documents (or of ``doc_ids``), or None (no route, or none of
+        those documents has a chunk here)."""
         if route.action == "none":
             return None
-        m = np.isin(self.chunk_doc_ids, list(route.doc_ids))
+        m = np.isin(self.chunk_doc_ids, list(route.doc_ids if doc_ids is None else doc_ids))
         return m if m.any() else None
 
     def search_many(self, retriever, questions: Sequence[str], k: int,
@@ -70,21 +78,36 @@ class Router:
         routes = [self.route(q) for q in questions]
         self.last_routes = routes
         base = list(base) if base is not None else [None] * len(questions)
-        masks: list[np.ndarray | None] = []
-        for r, b in zip(routes, base):
-            m = self.mask(r)
-            if m is not None and b is not None:
-                m = m & b
-                m = m if m.any() else None
-            masks.append(b if m is None else m)
-        first = retriever.search_many(questions, k, masks)
-        boosted = [i for i, (r, m) in enumerate(zip(routes, masks)) if r.action == "boost" and m is not base[i]]
-        if not boosted:
+
+        def within(m, b):
+            if m is None or b is None:
+                return m
+            m = m & b
+            return m if m.any() else None
+
+        masks = [within(self.mask(r), b) for r, b in zip(routes, base)]
+        main = [b if m is None else m for m, b in zip(masks, base)]
+        first = retriever.search_many(questions, k, main)
+        # more rankings to fuse: the whole index (boost), the preferred documents (preference)
+        extra: list[tuple[int, np.ndarray | None]] = []
+        for i, (r, m) in enumerate(zip(routes, masks)):
+            if m is None:
+                continue            # no route here: the global ranking as it is
+            if r.action == "boost":
+                extra.append((i, base[i]))
+            if r.preferred:
+                p = within(self.mask(r, r.preferred), base[i])
+                if p is not None:
+                    extra.append((i, p))
+        if not extra:
             return first
-        wide = retriever.search_many([questions[i] for i in boosted], k, [base[i] for i in boosted])
+        more = retriever.search_many([questions[i] for i, _ in extra], k, [m for _, m in extra])
+        lists: dict[int, list[Hits]] = {}
+        for (i, _), hits in zip(extra, more):
+            lists.setdefault(i, [first[i]]).append(hits)
         out = list(first)
-        for i, hits in zip(boosted, wide):
-            out[i] = fuse_boost(first[i], hits, k)
+        for i, rankings in lists.items():
+            out[i] = fuse(rankings, k)
         return out
 
 
