@@ -41,6 +41,7 @@ HAND = [
     doc("pfe-2023q2", "Pfizer Inc.", "PFE", 2023, "10-Q", "Pfizer 2023Q2 10-Q"),
     doc("fl-8k", "Foot Locker, Inc.", "FL", 2022, "8-K", "Foot Locker 2022 8-K"),
     doc("tatqa-1", "unknown", None, None, "annual_report", "TAT-QA annual report excerpt 1"),
+    doc("ups-2023", "United Parcel Service, Inc.", "UPS", 2023),
 ]
 
 
@@ -160,6 +161,9 @@ def test_issuer_named_like_a_common_word(hand):
     assert start.action == "boost" and start.doc_ids == ("block-2016",)
     assert analyze("What is the target leverage ratio?", hand).action == "none"
     assert analyze("Did Target open new stores in 2023?", hand).doc_ids == ("target-2023",)
+    # leading words followed by another name are that other name
+    assert analyze("How much revenue came from the United States in 2023?", hand).action == "none"
+    assert analyze("What did United report for 2023?", hand).doc_ids == ("ups-2023",)
     # a placeholder issuer ("unknown", TAT-QA) is no one
     assert analyze("Unknown factors drove revenue in 2019.", hand).action == "none"
 
@@ -195,7 +199,7 @@ def test_route_is_deterministic_and_serialisable(hand):
     assert a == b
     d = a.as_dict()
     assert d["action"] == "filter" and d["doc_ids"] == ["axp-2022"] and d["mentions"][0]["text"] == "AMEX"
-    assert "AMEX" in a.describe() and "1 of 16 documents" in a.describe()
+    assert "AMEX" in a.describe() and "1 of 17 documents" in a.describe()
 
 
 # --- periods and document types --------------------------------------------------------------

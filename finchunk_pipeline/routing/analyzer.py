@@ -14,7 +14,8 @@ Rules, in order:
    so is a capitalised word that abbreviates an issuer's name (``AMEX`` = AMerican EXpress,
    ``JPM`` = JPMorgan: prefixes of the name's words in order; never a common financial
    acronym). Overlapping candidates: the longest span wins ("American Express" over
-   "American"). Confidence by rule and by how the question writes it (``CONFIDENCE``):
+   "American"); leading words followed by another capitalised word name something else
+   ("United States" is not United Parcel Service). Confidence by rule and by how the question writes it (``CONFIDENCE``):
    a multi-word name 1.0 capitalised / 0.9 in lower case; a one-word name 0.9 capitalised
    inside a sentence, 0.6 only at a sentence start (it may be a common word: "Block sizes
    ..."), never in lower case; a ticker only as written in capitals; an alias shared by
@@ -217,7 +218,14 @@ def _candidates(text: str, catalog: Catalog) -> list[_Cand]:
                 continue
             s, e = toks[i][1], toks[i + n - 1][2]
             orig = text[s:e]
+            # leading words followed by another capitalised word name something else:
+            # "United States" is not United Parcel Service
+            after = toks[i + n] if i + n < len(toks) else None
+            other_name = (after is not None and text[after[1]].isupper() and after[0] not in _LOWER_OK
+                          and text[e:after[1]].strip() == "")
             for a in aliases:
+                if a.kind == "partial" and other_name:
+                    continue
                 conf = _confidence(a.kind, len(key), orig, a.form, text, s)
                 if conf is None:
                     continue
@@ -282,6 +290,10 @@ def _period_level(doc, p: PeriodMention) -> int:
     return 2 if p.year in doc.years else 0
 
 
+def _all(docs: list[str], label: str) -> str:
+    return f"the {label} document is" if len(docs) == 1 else f"all {len(docs)} {label} documents are"
+
+
 def _nearest(docs: list[str], years: set[int], catalog: Catalog) -> list[str]:
     """The documents of the fiscal year nearest to any of ``years`` (ties: the later year)."""
     dated = [(d, catalog.docs[d].fiscal_year) for d in docs if catalog.docs[d].fiscal_year is not None]
@@ -304,7 +316,7 @@ def _narrow(doc_ids: list[str], label: str, periods: list[PeriodMention], doc_ty
             reasons.append(f"{named} → {sorted(wanted)}: kept {len(match)} of {len(out)} {label} documents")
             out = match
         elif match:
-            reasons.append(f"{named} → {sorted(wanted)}: all {len(out)} {label} documents are of that type")
+            reasons.append(f"{named} → {sorted(wanted)}: {_all(out, label)} of that type")
         elif not match:
             reasons.append(f"{named}: no {label} document of type {sorted(wanted)}, not narrowed")
     if periods and out:
@@ -317,7 +329,7 @@ def _narrow(doc_ids: list[str], label: str, periods: list[PeriodMention], doc_ty
                 reasons.append(f"{named}: kept {len(keep)} of {len(out)} {label} documents matching the "
                                f"{LEVEL_NAMES[best]}")
             else:
-                reasons.append(f"{named}: all {len(out)} {label} documents match the {LEVEL_NAMES[best]}")
+                reasons.append(f"{named}: {_all(out, label)} of that {LEVEL_NAMES[best]}")
             out = keep
         else:
             reasons.append(f"{named}: no {label} document of that period, not narrowed")
