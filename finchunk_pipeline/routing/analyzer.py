@@ -209,10 +209,13 @@ def _abbreviates(token: str, words: tuple[str, ...]) -> int:
 def _candidates(text: str, catalog: Catalog) -> list[_Cand]:
     toks = tokenize(text)
     out: list[_Cand] = []
-    max_len = catalog.max_alias_len
+    lengths = catalog.alias_lengths
+    words = [t for t, _, _ in toks]
     for i in range(len(toks)):
-        for n in range(min(max_len, len(toks) - i), 0, -1):
-            key = tuple(t for t, _, _ in toks[i:i + n])
+        for n in lengths:
+            if n > len(toks) - i:
+                continue
+            key = tuple(words[i:i + n])
             aliases = catalog.aliases.get(key)
             if not aliases:
                 continue

@@ -149,8 +149,13 @@ class Catalog:
     fingerprint: str = ""
 
     @property
-    def max_alias_len(self) -> int:
-        return max((len(k) for k in self.aliases), default=0)
+    def alias_lengths(self) -> tuple[int, ...]:
+        """The token lengths of the aliases, longest first (computed once)."""
+        cached = self.__dict__.get("_alias_lengths")
+        if cached is None or cached[0] != len(self.aliases):
+            cached = (len(self.aliases), tuple(sorted({len(k) for k in self.aliases}, reverse=True)))
+            self.__dict__["_alias_lengths"] = cached
+        return cached[1]
 
     # --- construction ------------------------------------------------------------------------
     @classmethod

@@ -29,6 +29,10 @@ from .catalog import Catalog
 
 BOOST_RRF_K = 60
 Hits = list[tuple[int, float]]
+# routes shared by the routers of one process (every chunk set routes the same questions over
+# the same metadata): keyed by the catalog's metadata hash and the question
+_SHARED: dict[tuple[str, str], Route] = {}
+_SHARED_MAX = 500_000
 
 
 def fuse_boost(routed: Hits, global_: Hits, k: int, rrf_k: int = BOOST_RRF_K) -> Hits:
@@ -59,7 +63,15 @@ class Router:
 
     def route(self, question: str) -> Route:
         if question not in self._memo:
-            self._memo[question] = analyze(question, self.catalog)
+            key = (self.catalog.fingerprint, question)
+            route = _SHARED.get(key) if self.catalog.fingerprint else None
+            if route is None:
+                route = analyze(question, self.catalog)
+                if self.catalog.fingerprint:
+                    if len(_SHARED) >= _SHARED_MAX:
+                        _SHARED.clear()
+                    _SHARED[key] = route
+            self._memo[question] = route
         return self._memo[question]
 
     def mask(self, route: Route, doc_ids: Sequence[str] | None = None) -> np.ndarray | None:
