@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..routing.report import routing_lines
 from ..storage import write_json, write_text
 from .budget import BUDGETS, REPORT_BUDGET
-from ..routing.report import routing_lines
 from .containment import SKIP_TYPES
 
 HEADLINE_K = 3
