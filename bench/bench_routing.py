@@ -33,6 +33,7 @@ from finchunk_pipeline.index.retrievers import index_exists, load_retriever  # n
 from finchunk_pipeline.routing import Catalog  # noqa: E402
 from finchunk_pipeline.routing.search import Router, routing_summary  # noqa: E402
 from finchunk_pipeline.settings import Settings  # noqa: E402
+from finchunk_pipeline.storage import write_json  # noqa: E402
 from finchunk_pipeline.workspace import Workspace  # noqa: E402
 
 MODES = ("global", "filtered", "routed")
@@ -176,9 +177,8 @@ def main(argv=None) -> int:
             for q, f_, r_ in diff:
                 print(f"  {q}: filtered {f_:.2f} routed {r_:.2f} | {texts[q][:110]}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": results, "routing": routing,
-                                               "by_type": {f"{k[0]}/{k[1]}": v for k, v in by_type.items()}},
-                                              indent=1))
+        write_json(Path(args.json), {"results": results, "routing": routing,
+                                     "by_type": {f"{k[0]}/{k[1]}": v for k, v in by_type.items()}})
     return 0
 
 
