@@ -261,6 +261,12 @@ def test_fetch_downloads_retries_and_refetches_conditionally(server, tmp_path):
     again = fetch_urls(client, urls[:1], tmp_path / "out")
     assert again[0].status == "not modified"
     assert server.log[0][1].get("If-None-Match") == '"v1"'
+    # the fetched folder is a from-files source as it is: its HTTP cache is not a document
+    (tmp_path / "out" / ".http-cache").mkdir()
+    (tmp_path / "out" / ".http-cache" / "ab.body").write_bytes(server.body)
+    from finchunk_pipeline.corpus.from_files import build_corpus
+    built = build_corpus(tmp_path / "out", tmp_path / "corpus")
+    assert built.documents == 3 and not built.skipped
 
 
 def test_fetch_command_needs_a_contact(tmp_path, monkeypatch, capsys):

@@ -200,7 +200,7 @@ def test_one_bad_pdf_does_not_stop_the_run(tmp_path):
 @needs_devdata
 def test_real_filings_resolve_their_quotes_and_chunk_exactly():
     """Two small real filings of financebench_pdf_dev: every page + quote gold passage
-    resolves exactly in our text, and structure chunks are exact on their blocks."""
+    resolves exactly in our text, and every strategy's chunks are exact on their blocks."""
     import pandas as pd
 
     from finchunk_pipeline.evaluation.gold_resolution import EXACT, resolve_passages
@@ -213,8 +213,13 @@ def test_real_filings_resolve_their_quotes_and_chunk_exactly():
     mine = passages[passages["doc_id"].isin(wanted)]
     resolved = resolve_passages(mine, lambda d: parsed[d].view_text if d in parsed else None)
     assert len(resolved) >= 3 and set(resolved["resolution"]) == {EXACT}
-    config = ChunkerConfig(name="s", strategy="structure", header=True)
     for doc in parsed.values():
         assert doc.counts().get("table", 0) >= 1 and all("page" in b.attrs for b in doc.blocks)
-        for c in chunk_document(config, doc, {"title": doc.doc_id}):
-            assert c.source_text == SPAN_JOINER.join(doc.view_text[s:e] for s, e in c.view_spans)
+    for strategy in sorted(set(STRATEGIES) - SLOW):
+        if not STRATEGIES[strategy].available():
+            continue
+        config = ChunkerConfig(name=f"t-{strategy}", strategy=strategy, header=True)
+        for doc in parsed.values():
+            for c in chunk_document(config, doc, {"title": doc.doc_id}):
+                assert c.source_text == SPAN_JOINER.join(doc.view_text[s:e] for s, e in c.view_spans)
+                assert c.spans == [tuple(v) for v in c.view_spans]

@@ -185,3 +185,98 @@ def test_faiss_index_asset_builds_skips_and_feeds_evaluation(tmp_path, monkeypat
     lexical = materialize(PIPELINE_ASSETS, selection=partitioned_assets(), partition_key="lexical", instance=instance, resources=res)
     assert faiss_meta(lexical)["skipped"].value is True
     assert evaluated("lexical") == {"bm25"}
+
+
+def test_cli_says_which_retriever_answered_and_that_the_model_loads(ws, capsys, monkeypatch):
+    from finchunk_pipeline.cli import main
+
+    base = ["search", "dividend", "--chunk-set", VERSION, "--corpus", str(ws.corpus_dir),
+            "--data", str(ws.settings.data_root)]
+    assert main(base) == 0  # default: hybrid, since a dense index exists
+    captured = capsys.readouterr()
+    assert f"hybrid search of chunk set {VERSION}" in captured.err and "loading the embedding model" in captured.err
+    assert "answered by hybrid" in captured.out
+    assert main(base + ["--retriever", "bm25"]) == 0
+    captured = capsys.readouterr()
+    assert "bm25 search" in captured.err and "embedding model" not in captured.err
+    assert "answered by bm25" in captured.out
+    assert main(base + ["--json", "--retriever", "bm25"]) == 0
+    assert {h["retriever"] for h in json.loads(capsys.readouterr().out)} == {"bm25"}
+    # a chunk set without a dense index: the default falls back to bm25 and says why
+    import shutil
+
+    shutil.rmtree(ws.index_dir(VERSION) / "dense")
+    assert main(base) == 0
+    captured = capsys.readouterr()
+    assert "bm25 search" in captured.err and "has none" in captured.err and "answered by bm25" in captured.out
+    assert main(base + ["--retriever", "hybrid"]) == 1
+    assert "no hybrid index" in capsys.readouterr().err
+
+
+def test_serve_answers_over_http_with_the_retriever_loaded_once(ws):
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from finchunk_pipeline.cli.serve import make_server
+    from finchunk_pipeline.index.search import Searcher
+
+    searcher = Searcher(VERSION, "hybrid", ws)
+    loaded = searcher.retriever
+    server = make_server(searcher, 0)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        def get(path):
+            with urllib.request.urlopen(base + path, timeout=30) as r:
+                return json.loads(r.read())
+
+        assert get("/health") == {"ok": True, "chunk_set": VERSION, "retriever": "hybrid"}
+        out = get("/search?q=dividend&k=2&issuer=Northwind&as_of=2024-12-31")
+        assert out["retriever"] == "hybrid" and len(out["hits"]) == 2
+        assert {h["doc_id"] for h in out["hits"]} == {"ar-north-2023"}
+        assert get("/search?q=revenue&k=1")["hits"][0]["rank"] == 1
+        assert searcher.retriever is loaded  # nothing reloaded per query
+        for path, status in (("/search?k=2", 400), ("/search?q=x&k=0", 400), ("/nope", 404)):
+            with pytest.raises(urllib.error.HTTPError) as exc:
+                get(path)
+            assert exc.value.code == status and "error" in json.loads(exc.value.read())
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_command_binds_localhost_and_stops_on_sigterm(ws, tmp_path):
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from finchunk_pipeline.settings import PROJECT_ROOT
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-c", "import sys; from finchunk_pipeline.cli import main; sys.exit(main())", "serve",
+           "--chunk-set", VERSION, "--retriever", "bm25", "--port", str(port), "--corpus", str(ws.corpus_dir),
+           "--data", str(ws.settings.data_root)]
+    env = {**__import__("os").environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline, out = time.monotonic() + 120, None
+        while out is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/search?q=net+debt&k=1", timeout=5) as r:
+                    out = json.loads(r.read())
+            except OSError:
+                time.sleep(0.2)
+        assert out is not None, proc.stderr.read() if proc.poll() is not None else "no answer"
+        assert out["retriever"] == "bm25" and out["hits"][0]["chunk_id"] == "ar-north-2024#c1"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()

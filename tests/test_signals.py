@@ -55,11 +55,11 @@ class Lines:
         return "".join(self.lines)
 
 
-def _start_run(tmp_path, corpus, chunkers):
+def _start_run(tmp_path, corpus, chunkers, *extra: str):
     cmd = [sys.executable, "-c", "import sys; from finchunk_pipeline.cli import main; sys.exit(main())",
            "run", "--corpus", str(corpus),
            "--out", str(tmp_path / "out"), "--data", str(tmp_path / "store"), "--chunkers", str(chunkers),
-           "--retrievers", "bm25"]
+           "--retrievers", "bm25", *extra]
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     return proc, Lines(proc.stdout), Lines(proc.stderr)
@@ -250,3 +250,27 @@ def test_supervisor_kills_a_child_that_ignores_sigterm(tmp_path):
     assert proc.wait(timeout=TIMEOUT) == 1
     _wait_for(lambda: not process_alive(child) and not process_alive(grandchild), "the group to be killed")
     assert "killed" in proc.stderr.read()
+
+
+def test_signal_stops_finchunk_run_with_jobs_and_its_workers(tmp_path, default_corpus_copy, chunkers_file):
+    proc, out, err = _start_run(tmp_path, default_corpus_copy, chunkers_file, "--jobs", "2")
+    try:
+        _wait_for(lambda: "2 at a time" in out.text() or proc.poll() is not None, "the concurrent runs")
+        assert proc.poll() is None, out.text() + err.text()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out.thread.join(5)
+    err.thread.join(5)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, out.text(), err.text())
+    assert "interrupted by SIGTERM" in err.text() and "evaluation_report" not in out.text()
+    runs = _runs(tmp_path)
+    assert all(r.status in (DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE) for r in runs), \
+        [(r.run_id[:8], r.status, r.tags.get(PID_TAG)) for r in runs]
+    # queued runs never started: at most the two running chunk sets of the three (and no xbrl run)
+    assert sum(1 for r in runs if r.tags.get("dagster/partition")) < 3
+    # the workers are gone
+    pids = {int(r.tags[PID_TAG]) for r in runs if PID_TAG in r.tags}
+    _wait_for(lambda: not any(process_alive(p) for p in pids if p != os.getpid()), "the workers to end")

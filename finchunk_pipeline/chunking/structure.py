@@ -92,6 +92,7 @@ def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list
 
 class Structure(Strategy):
     name = "structure"
+    family = "evidence"
     # 2: consecutive headings travel with the content below them
     # 3: caption paragraph travels with its table; optional row groups (table_max_chars)
     # 4: a paragraph longer than max_chars is split at sentence boundaries

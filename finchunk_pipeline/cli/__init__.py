@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # one module per command group; each defines register(subparsers)
-COMMAND_MODULES = ("run", "partitions", "corpus", "facts", "edgar", "search", "fetch")
+COMMAND_MODULES = ("run", "partitions", "corpus", "facts", "edgar", "search", "serve", "fetch")
 
 
 def build_parser() -> argparse.ArgumentParser:

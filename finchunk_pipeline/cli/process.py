@@ -2,7 +2,7 @@
 and marks its run, runs a killed process left STARTED are marked failed on the next start,
 and ``finchunk ui`` supervises ``dagster dev`` so a signal stops it with all its children.
 
-Notes checked against dagster 1.13.28 (dagster/_utils/interrupts.py, _cli/dev.py):
+Notes checked against dagster 1.13.28 and 1.13.27 (dagster/_utils/interrupts.py, _cli/dev.py):
 - ``materialize`` replaces the SIGINT handler while it runs (``capture_interrupts``) and
   maps SIGTERM to it; a signal during a step fails the step as interrupted and the run as
   failed, and ``materialize(raise_on_error=False)`` then *returns*. So ``finchunk run``

@@ -40,6 +40,10 @@ def register(sub) -> None:
     p.add_argument("-j", "--jobs", type=int, default=1,
                    help="chunk sets (and the xbrl branch) to run at once, each in its own process "
                         "and Dagster run (default: 1, one after the other)")
+    p.add_argument("--answers", nargs="?", const=20, type=int, default=None, metavar="N",
+                   help="also materialize the optional answers asset for N questions (default 20): each chunk "
+                        "set's context at the same budget side by side, answered by the model at "
+                        "FINCHUNK_ANSWER_BASE_URL when set")
     p.add_argument("-v", "--verbose", action="store_true", help="Dagster's own logs and full tracebacks")
     p.set_defaults(func=run)
 
@@ -83,7 +87,8 @@ def run(args) -> int:
     instance = DagsterInstance.get()
     changes = partition_changes(pipeline, instance)
     for c in [c for c in configs if c.name in changes.skipped]:
-        print(f"note: chunk set {c.name!r} skipped: {changes.skipped[c.name]} (pip install -e '.[baselines]')")
+        hint = "see README \"Enrichment\"" if "FINCHUNK_LLM" in changes.skipped[c.name] else "pip install -e '.[baselines]'"
+        print(f"note: chunk set {c.name!r} skipped: {changes.skipped[c.name]} ({hint})")
         configs.remove(c)
     print(f"corpus   {corpus.path}  ({len(corpus.documents)} documents, "
           f"{0 if corpus.questions is None else len(corpus.questions)} questions)")
@@ -106,7 +111,8 @@ def run(args) -> int:
         stop signal ends everything (KeyboardInterrupt)."""
         t0 = time.perf_counter()
         print(f"  {label} ...", flush=True)  # long stages print progress lines below it (stderr)
-        result = materialize(assets, instance=instance, resources=run_resources, run_config=quiet,
+        kwargs.setdefault("run_config", quiet)
+        result = materialize(assets, instance=instance, resources=run_resources,
                              raise_on_error=False, tags=tags, **kwargs)
         runs.append(result.run_id)
         if watch.received():  # Dagster took the signal inside the run and failed it as interrupted
@@ -134,6 +140,12 @@ def run(args) -> int:
                 step(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation",
                      selection=partitioned_assets(), partition_key=config.name)
             step(xbrl_label, selection=xbrl_assets())
+        if args.answers is not None:
+            from ..assets.answers import answers
+
+            answers_config = {"ops": {"answers": {"config": {"sample": args.answers}}}}
+            step(f"answers: {args.answers} questions side by side", selection=[answers],
+                 run_config={**(quiet or {}), **answers_config})
         step("evaluation_report", selection=[evaluation_report])
         print(f"finished in {time.perf_counter() - t_all:.1f}s")
         report = settings.out_dir / "evaluation.md"
@@ -160,16 +172,19 @@ def run(args) -> int:
             # a signal between Dagster's own handling points can leave this process's run
             # unfinished in the instance: mark it now rather than at the next start
             marked = reap_orphaned_runs(instance, only_pid=os.getpid())
-            failed = [r for r in runs if r in marked or _status(instance, r) == "FAILURE"]
+            marked += reap_orphaned_runs(instance)  # --jobs workers, stopped by now
+            failed = [r for r in runs if r not in marked and _interrupted(instance, r)] + marked
             print(f"\nfinchunk run: interrupted by {signal_name(signum)}: stopped; nothing else was started"
                   + (f"; run {', '.join(r[:8] for r in failed)} marked failed" if failed else ""),
                   file=sys.stderr, flush=True)
             return 128 + int(signum)
 
 
-def _status(instance, run_id: str) -> str | None:
+def _interrupted(instance, run_id: str) -> bool:
+    """Whether Dagster failed this run because its process was interrupted (not a step error)."""
     run = instance.get_run_by_id(run_id)
-    return None if run is None else run.status.value
+    return run is not None and run.status.value == "FAILURE" and \
+        run.tags.get("dagster/failure_reason") == "UNEXPECTED_TERMINATION"
 
 
 def _run_task(pipeline_config: dict, partition_key: str | None, run_config: dict | None) -> dict:
@@ -185,7 +200,8 @@ def _run_task(pipeline_config: dict, partition_key: str | None, run_config: dict
     with DagsterInstance.get() as instance:
         result = materialize([*PIPELINE_ASSETS, *ALL_CHECKS], instance=instance,
                              resources=resources(PipelineResource(**pipeline_config)), run_config=run_config,
-                             raise_on_error=False, selection=selection, partition_key=partition_key)
+                             raise_on_error=False, selection=selection, partition_key=partition_key,
+                             tags=run_tags())  # this worker's pid: its runs are reaped if it is killed
     return {"success": result.success, "run_id": result.run_id, "messages": _failure_messages(result),
             "seconds": time.perf_counter() - t0}
 
@@ -202,20 +218,32 @@ def run_concurrently(tasks: list[tuple[str, str | None]], pipeline_config: dict,
     print(f"  {len(tasks)} runs, {jobs} at a time:", flush=True)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_run_task, pipeline_config, key, run_config): label for label, key in tasks}
-        for future in as_completed(futures):
-            label = futures[future]
-            try:
-                r = future.result()
-            except Exception as exc:  # noqa: BLE001 - a worker that died is a failed step, not a crash
-                print(f"  {label} ... FAILED: {type(exc).__name__}: {exc}", flush=True)
-                failures.append(f"{label}: {type(exc).__name__}: {exc}")
-                continue
-            if r["success"]:
-                print(f"  {label} ... done in {r['seconds']:.1f}s (run {r['run_id'][:8]})", flush=True)
-            else:
-                why = "; ".join(r["messages"]) or "see the run in the UI"
-                print(f"  {label} ... FAILED in {r['seconds']:.1f}s (run {r['run_id'][:8]}): {why}", flush=True)
-                failures.append(f"{label}: {why}")
+        try:
+            for future in as_completed(futures):
+                label = futures[future]
+                try:
+                    r = future.result()
+                except Exception as exc:  # noqa: BLE001 - a worker that died is a failed step, not a crash
+                    print(f"  {label} ... FAILED: {type(exc).__name__}: {exc}", flush=True)
+                    failures.append(f"{label}: {type(exc).__name__}: {exc}")
+                    continue
+                if r["success"]:
+                    print(f"  {label} ... done in {r['seconds']:.1f}s (run {r['run_id'][:8]})", flush=True)
+                else:
+                    why = "; ".join(r["messages"]) or "see the run in the UI"
+                    print(f"  {label} ... FAILED in {r['seconds']:.1f}s (run {r['run_id'][:8]}): {why}", flush=True)
+                    failures.append(f"{label}: {why}")
+        except KeyboardInterrupt:
+            # a stop signal: queued runs never start, running workers get SIGTERM (Dagster fails
+            # their runs as interrupted; a worker between runs just ends), then the caller marks
+            # what is left unfinished
+            for future in futures:
+                future.cancel()
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                if proc.is_alive():
+                    proc.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     return failures
 
 
@@ -223,8 +251,10 @@ def headline(markdown: str) -> str:
     """The report's first table section (recall at context budgets, global mode) and the
     point-in-time line: what a terminal shows; the files hold everything else."""
     sections = markdown.split("\n## ")
-    keep = [sections[0].split("\n")[0]] + [f"## {sec}" for sec in sections[1:2]]
-    keep += [f"## {sec}" for sec in sections[2:] if sec.startswith("Point-in-time")]
+    keep = [sections[0].split("\n")[0]] + [f"## {sec}" for sec in sections[1:] if sec.startswith("Summary")]
+    tables = [sec for sec in sections[1:] if sec.startswith("Recall (%) at context budgets")]
+    keep += [f"## {sec}" for sec in tables[:1]]
+    keep += [f"## {sec}" for sec in sections[1:] if sec.startswith("Point-in-time")]
     return "\n\n".join(k.strip() for k in keep) + "\n"
 
 

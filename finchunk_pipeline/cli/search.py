@@ -16,7 +16,9 @@ def register(sub) -> None:
     p.add_argument("query", help="the query text")
     p.add_argument("--chunk-set", required=True, help="chunk-set name from the chunker config (or a version name)")
     p.add_argument("-k", type=int, default=5, help="number of hits (default 5)")
-    p.add_argument("--retriever", default="hybrid", choices=("bm25", "dense", "hybrid"), help="default hybrid")
+    p.add_argument("--retriever", default=None, choices=("bm25", "dense", "hybrid"),
+                   help="default: hybrid when the chunk set has a dense index, else bm25. dense and hybrid "
+                        "load the embedding model first (~12 s); bm25 answers in about a second")
     p.add_argument("--json", action="store_true", help="print one JSON list on stdout")
     p.add_argument("--doc-ids", help="comma-separated document ids to search within")
     p.add_argument("--issuer", help="issuer name (substring, case-insensitive) or ticker")
@@ -34,10 +36,25 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+MODEL_RETRIEVERS = ("dense", "hybrid")
+MODEL_LOAD_SECONDS = 12  # importing sentence-transformers and loading MiniLM on these machines
+
+
+def choose_retriever(requested: str | None, index_dir) -> tuple[str, str]:
+    """(retriever, why): the one asked for, else hybrid when the dense index exists, else bm25."""
+    from ..index.retrievers import index_exists
+
+    if requested:
+        return requested, ""
+    if index_exists("hybrid", index_dir):
+        return "hybrid", " (BM25 + dense, fused by rank)"
+    return "bm25", " (the default hybrid needs a dense index, and this chunk set has none: dense: false)"
+
+
 def run(args) -> int:
     from dataclasses import replace
 
-    from ..index.search import Filters, search_with_route
+    from ..index.search import Filters, resolve_chunk_set, search_with_route
     from ..settings import Settings
     from ..workspace import Workspace
 
@@ -54,19 +71,28 @@ def run(args) -> int:
         doc_ids=[d.strip() for d in args.doc_ids.split(",") if d.strip()] if args.doc_ids else None,
         issuer=args.issuer, doc_type=args.doc_type, fiscal_year=args.fiscal_year, as_of=args.as_of,
     )
-    hits, route = search_with_route(args.query, args.chunk_set, args.k, args.retriever, filters,
-                                    Workspace(settings), args.model, route=not args.no_route)
+    ws = Workspace(settings)
+    version = resolve_chunk_set(ws, args.chunk_set)
+    retriever, why = choose_retriever(args.retriever, ws.index_dir(version))
+    if not args.json:
+        print(f"{retriever} search of chunk set {version}{why}", file=sys.stderr, flush=True)
+        if retriever in MODEL_RETRIEVERS:
+            print(f"  loading the embedding model first (~{MODEL_LOAD_SECONDS} s; --retriever bm25 answers in "
+                  "about a second) ...", file=sys.stderr, flush=True)
+    hits, route = search_with_route(args.query, version, args.k, retriever, filters, ws, args.model,
+                                    route=not args.no_route)
     if args.json:
         if route is not None:
             json.dump({"route": route.as_dict()}, sys.stderr, ensure_ascii=False)
             sys.stderr.write("\n")
-        json.dump([h.as_dict() for h in hits], sys.stdout, ensure_ascii=False)
+        json.dump([{**h.as_dict(), "retriever": retriever} for h in hits], sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     print(route.describe() if route is not None else "route: off (--no-route)")
     if not hits:
         print("no results" + (" (the filters exclude every document)" if filters.active() else ""))
         return 0
+    print(f"{len(hits)} hits, answered by {retriever}")
     for h in hits:
         text = " ".join(h.display_text.split())
         print(f"{h.rank:>2}. {h.score:8.4f}  {h.chunk_id}  [{h.section}]")

@@ -229,7 +229,9 @@ def build_corpus(src: str | Path, out: str | Path, metadata_csv: str | Path | No
     docs, taken = [], set()
     texts: dict[str, str] = {}
     by_file: dict[str, str] = {}
-    for f in sorted(p for p in src.rglob("*") if p.is_file() and not p.name.startswith(".")):
+    # hidden files and folders are not documents (e.g. finchunk fetch's .http-cache)
+    for f in sorted(p for p in src.rglob("*")
+                    if p.is_file() and not any(part.startswith(".") for part in p.relative_to(src).parts)):
         rel = f.relative_to(src).as_posix()
         data = f.read_bytes()
         fmt, why = detect_format(data)

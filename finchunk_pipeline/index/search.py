@@ -122,7 +122,7 @@ def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
         configs = {}
     if chunk_set in configs:
         version = configs[chunk_set].version_name
-        if ws.chunks.manifest(version) is None:
+        if ws.chunks.manifest(configs[chunk_set].chunks_version_name) is None:
             raise ValueError(f"chunk set {chunk_set!r} ({version}) is not built under {ws.root}: run `finchunk run` first")
         return version
     same_name = [p.name for p in built if p.name.rsplit("-", 1)[0] == chunk_set]
@@ -131,69 +131,121 @@ def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
     raise ValueError(f"unknown chunk set {chunk_set!r}; built: {[p.name for p in built]}")
 
 
+def _chunks_version(ws: Workspace, version: str) -> str:
+    """Where a chunk-set version's chunks are stored: under the version itself, or, for an
+    enriched version, under its chunking-only version (chunking/config.py)."""
+    if ws.chunks.manifest(version) is not None:
+        return version
+    try:
+        from ..chunking.config import load_chunker_configs
+
+        for c in load_chunker_configs(ws.settings.chunkers_file):
+            if c.version_name == version:
+                return c.chunks_version_name
+    except ValueError:
+        pass
+    return version
+
+
+class Searcher:
+    """One chunk set's retriever, chunks and manifest, loaded once and kept (a warm model for
+    ``finchunk serve``); ``search`` ranks within the filters."""
+
+    def __init__(self, chunk_set: str, retriever: str = "hybrid", workspace: Workspace | None = None,
+                 model_path: str | None = None):
+        from ..settings import Settings
+
+        self.ws = ws = workspace or Workspace(Settings())
+        if retriever not in KNOWN:
+            raise ValueError(f"unknown retriever {retriever!r}; known: {KNOWN}")
+        self.retriever_name = retriever
+        self.version = resolve_chunk_set(ws, chunk_set)
+        index_dir = ws.index_dir(self.version)
+        if not index_exists(retriever, index_dir):
+            raise ValueError(f"no {retriever} index for {self.version} under {index_dir} "
+                             f"(dense: false in the chunker config, or not built yet)")
+        self.chunks = ws.chunks.read(_chunks_version(ws, self.version), columns=["chunk_id", "doc_id", "spans", "section_path",
+                                                            "display_text"])
+        self._manifest: pd.DataFrame | None = None
+        self._router = None      # the router over every document (routing/search.py), built on first use
+        self.retriever = load_retriever(retriever, index_dir, self.chunks, model_path, ws.settings.embeddings_dir)
+
+    def manifest(self, need: str = "filters need") -> pd.DataFrame:
+        if self._manifest is None:
+            if not self.ws.manifest_path.exists():
+                raise ValueError(f"{self.ws.manifest_path} is missing: {need} the parsed manifest "
+                                 "(run `finchunk run`)")
+            self._manifest = pd.read_parquet(self.ws.manifest_path)
+        return self._manifest
+
+    def router(self, mask: np.ndarray | None = None):
+        """A router over the documents ``mask`` allows (all of them when None)."""
+        from ..routing import Catalog
+        from ..routing.search import Router
+
+        manifest = self.manifest("routing needs (or turn it off)")
+        if mask is None:
+            if self._router is None:
+                self._router = Router(Catalog.from_frame(manifest), self.chunks["doc_id"].tolist())
+            return self._router
+        allowed = set(self.chunks["doc_id"][mask])
+        return Router(Catalog.from_frame(manifest[manifest["doc_id"].isin(allowed)]), self.chunks["doc_id"].tolist())
+
+    def search(self, query: str | Sequence[str], k: int = 5, filters: Filters | None = None,
+               route: bool = False) -> list[Hit] | list[list[Hit]]:
+        """Top-k chunks for ``query`` (a list of queries gives a list of lists); ``route``: apply
+        the query analyzer's route (see the module docstring)."""
+        return self.search_with_route(query, k, filters, route)[0]
+
+    def search_with_route(self, query: str | Sequence[str], k: int = 5, filters: Filters | None = None,
+                          route: bool = True):
+        """(hits, route): as ``search``; the route is a ``routing.Route`` per query (a list for a
+        list of queries), None when routing is off."""
+        chunks = self.chunks
+        mask = None
+        if filters is not None and filters.active():
+            mask = row_mask(chunks["doc_id"].tolist(), self.manifest(), filters)
+        single = isinstance(query, str)
+        queries = [query] if single else list(query)
+        routes = None
+        if mask is not None and not mask.any():
+            results: list[list] = [[] for _ in queries]
+        elif route:
+            router = self.router(mask)
+            results = router.search_many(self.retriever, queries, k, [mask] * len(queries))
+            routes = router.last_routes
+        else:
+            results = self.retriever.search_many(queries, k, None if mask is None else [mask] * len(queries))
+        if route and routes is None:  # every document filtered out: the route of an empty catalog
+            from ..routing import Catalog, analyze
+
+            empty = Catalog.build([])
+            routes = [analyze(q, empty) for q in queries]
+        out = []
+        for hits in results:
+            rows = []
+            for rank, (row, score) in enumerate(hits, 1):
+                c = chunks.iloc[row]
+                section = c["section_path"]
+                rows.append(Hit(rank=rank, chunk_id=c["chunk_id"], doc_id=c["doc_id"], spans=spans_of(c["spans"]),
+                                section=" > ".join(list(section)) if section is not None else "",
+                                display_text=c["display_text"], score=float(score)))
+            out.append(rows)
+        if single:
+            return out[0], (routes[0] if routes is not None else None)
+        return out, routes
+
+
 def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
            filters: Filters | None = None, workspace: Workspace | None = None,
            model_path: str | None = None, route: bool = False) -> list[Hit] | list[list[Hit]]:
     """Top-k chunks of ``chunk_set`` for ``query`` (a list of queries gives a list of lists);
     ``route``: apply the query analyzer's route (see the module docstring)."""
-    return search_with_route(query, chunk_set, k, retriever, filters, workspace, model_path, route)[0]
+    return Searcher(chunk_set, retriever, workspace, model_path).search(query, k, filters, route)
 
 
 def search_with_route(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
                       filters: Filters | None = None, workspace: Workspace | None = None,
                       model_path: str | None = None, route: bool = True):
-    """(hits, route): as ``search``; the route is a ``routing.Route`` per query (a list for a
-    list of queries), None when routing is off."""
-    from ..settings import Settings
-
-    ws = workspace or Workspace(Settings())
-    if retriever not in KNOWN:
-        raise ValueError(f"unknown retriever {retriever!r}; known: {KNOWN}")
-    version = resolve_chunk_set(ws, chunk_set)
-    index_dir = ws.index_dir(version)
-    if not index_exists(retriever, index_dir):
-        raise ValueError(f"no {retriever} index for {version} under {index_dir} "
-                         f"(dense: false in the chunker config, or not built yet)")
-    chunks = ws.chunks.read(version, columns=["chunk_id", "doc_id", "spans", "section_path", "display_text"])
-    mask = None
-    manifest = None
-    if (filters is not None and filters.active()) or route:
-        if not ws.manifest_path.exists():
-            why = "filters need" if filters is not None and filters.active() else "routing needs (or turn it off)"
-            raise ValueError(f"{ws.manifest_path} is missing: {why} the parsed manifest (run `finchunk run`)")
-        manifest = pd.read_parquet(ws.manifest_path)
-        mask = row_mask(chunks["doc_id"].tolist(), manifest, filters)
-    single = isinstance(query, str)
-    queries = [query] if single else list(query)
-    r = load_retriever(retriever, index_dir, chunks, model_path, ws.settings.embeddings_dir)
-    routes = None
-    if mask is not None and not mask.any():
-        results: list[list] = [[] for _ in queries]
-    elif route:
-        from ..routing import Catalog
-        from ..routing.search import Router
-
-        allowed = manifest if mask is None else manifest[manifest["doc_id"].isin(set(chunks["doc_id"][mask]))]
-        router = Router(Catalog.from_frame(allowed), chunks["doc_id"].tolist())
-        results = router.search_many(r, queries, k, [mask] * len(queries))
-        routes = router.last_routes
-    else:
-        results = r.search_many(queries, k, None if mask is None else [mask] * len(queries))
-    if route and routes is None:  # every document filtered out: the route of an empty catalog
-        from ..routing import Catalog, analyze
-
-        empty = Catalog.build([])
-        routes = [analyze(q, empty) for q in queries]
-    out = []
-    for hits in results:
-        rows = []
-        for rank, (row, score) in enumerate(hits, 1):
-            c = chunks.iloc[row]
-            section = c["section_path"]
-            rows.append(Hit(rank=rank, chunk_id=c["chunk_id"], doc_id=c["doc_id"], spans=spans_of(c["spans"]),
-                            section=" > ".join(list(section)) if section is not None else "",
-                            display_text=c["display_text"], score=float(score)))
-        out.append(rows)
-    if single:
-        return out[0], (routes[0] if routes is not None else None)
-    return out, routes
+    """(hits, route): as ``search``, with the route (None when ``route`` is False)."""
+    return Searcher(chunk_set, retriever, workspace, model_path).search_with_route(query, k, filters, route)

@@ -29,8 +29,11 @@ from .footnotes import SUPERSCRIPTS, cited_marks, sup_to_digits
 from .lines import UNIT, line_spans
 from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
+from .pages import page_layout
 
-VERSION = "1"
+# 2: pages of extracted text (parse/pages.py): page ends at page-number lines, furniture
+#    blocks, page-top title lines as headings; spacer lines inside tables
+VERSION = "2"
 
 _CELL_SPLIT = re.compile(r"\s{2,}|\t+")
 _NUM = re.compile(
@@ -160,11 +163,16 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
     def L(k: int) -> str:
         return text[lines[k][0]:lines[k][1]]
 
-    blank = [not L(k).strip() for k in range(n)]
-    row = [(not blank[k]) and _is_row(L(k)) for k in range(n)]
     # a form feed ends a block like a blank line does
     ff_after = [lines[k][1] < len(text) and text[lines[k][1]:lines[k][1] + 2].lstrip("\r")[:1] == "\f"
                 for k in range(n)]
+    # pages of extracted text: page ends, furniture (page numbers, running headers) and the
+    # title lines at a page's top (parse/pages.py); furniture ends blocks like a blank line
+    layout = page_layout([L(k) for k in range(n)], ff_after)
+    furniture, title = layout.furniture, layout.title
+    d.ff = [lines[k][1] for k in range(n - 1) if layout.page[k + 1] != layout.page[k]]
+    blank = [furniture[k] or not L(k).strip() for k in range(n)]
+    row = [(not blank[k]) and not title[k] and _is_row(L(k)) for k in range(n)]
 
     # pass 1: table extents (header start line h, first row i, last row)
     tables: dict[int, tuple[int, int]] = {}
@@ -174,7 +182,7 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
             last = _table_extent(k, n, row, blank, L)
             h = k
             while h > prev_end and k - h < 3 and not blank[h - 1] and not ff_after[h - 1] \
-                    and _is_header_line(L(h - 1)):
+                    and not title[h - 1] and _is_header_line(L(h - 1)):
                 h -= 1
             tables[h] = (k, last)
             prev_end = k = last + 1
@@ -188,11 +196,20 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
             _table(d, text, lines, i, first, last, row, blank, L)
             i = last + 1
             continue
+        if furniture[i]:
+            d.add(BlockKind.PARAGRAPH, *lines[i], {"furniture": True})
+            i += 1
+            continue
         if blank[i]:
             i += 1
             continue
         s, e = lines[i]
         cur = L(i)
+        if title[i]:
+            lvl = _line_heading_level(cur)
+            d.heading(lvl if lvl in (1, 2) else 3, s, e)
+            i += 1
+            continue
         # notes
         nm = _note_mark(cur, d.recent)
         if nm is not None:
@@ -217,7 +234,7 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
         j = i + 1
         while j < n and not blank[j] and not ff_after[j - 1]:
             nxt = L(j)
-            if j in tables or _note_mark(nxt, d.recent) is not None \
+            if j in tables or title[j] or _note_mark(nxt, d.recent) is not None \
                     or _line_heading_level(nxt) in (1, 2):
                 break
             j += 1
@@ -291,15 +308,36 @@ def _table_extent(i: int, n: int, row: list[bool], blank: list[bool], L) -> int:
             if nxt < n and row[nxt]:
                 j = nxt
                 continue
+            # a spacer (whitespace-only line, as PDF text extraction leaves between a
+            # statement's groups) followed by a label line and more rows stays in the table
+            if L(j) and not L(j).strip() and _label_then_row(nxt, n, row, blank, L):
+                j = nxt
+                continue
             break
         s = L(j).strip()
-        if len(s) <= 60 and _note_mark(s, {}) is None and not _line_heading_level(s):
-            if nxt < n and (row[nxt] or (nxt + 1 < n and not blank[nxt] and len(L(nxt).strip()) <= 60
+        if _label_line(s):
+            if nxt < n and (row[nxt] or (nxt + 1 < n and not blank[nxt] and _label_line(L(nxt).strip())
                                           and row[nxt + 1])):
                 j = nxt
                 continue
         break
     return last
+
+
+def _label_line(s: str) -> bool:
+    """A row label without figures inside a table ("Operating expenses:", "Current assets")."""
+    limit = 100 if s.endswith(":") else 60
+    return 0 < len(s) <= limit and _note_mark(s, {}) is None and not _line_heading_level(s)
+
+
+def _label_then_row(j: int, n: int, row: list[bool], blank: list[bool], L) -> bool:
+    """Lines j.. are up to two short label lines and then a numeric row."""
+    for k in range(j, min(n, j + 3)):
+        if row[k]:
+            return True
+        if blank[k] or not _label_line(L(k).strip()):
+            return False
+    return False
 
 
 def _table(d: _Doc, text: str, lines, h: int, i: int, last: int, row: list[bool], blank: list[bool], L) -> None:
