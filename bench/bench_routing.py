@@ -1,9 +1,10 @@
 """Routed retrieval against global and filtered retrieval on chunk sets already built by
 ``finchunk run`` (this reads chunk sets, indexes and the parsed manifest; it builds nothing).
 
-Recall at character budgets of your choice (the pipeline's budgets stop at 3,000 chars;
-this script scores any, e.g. 5,000), per chunk set x retriever x mode, the routed/filtered
-ratio, the routing accuracy, and with ``--by-type`` recall by question type.
+Recall at character budgets of your choice (passed to ``evaluate_retriever``; the pipeline
+scores its configured budgets, FINCHUNK_BUDGETS), per chunk set x retriever x mode side by
+side, the routed/filtered ratio and routed − global, the routing accuracy, with ``--by-type``
+recall by question type and with ``--diff`` the questions where routed and filtered differ.
 
     .venv/bin/finchunk run --corpus ../shared/devdata/financebench_dev --chunk-sets fixed,structure-h --retrievers bm25
     .venv/bin/python bench/bench_routing.py --corpus ../shared/devdata/financebench_dev \
