@@ -110,11 +110,11 @@ def main(argv=None) -> int:
     results, routing, by_type, per_question = [], None, {}, {}
     t0 = time.perf_counter()
     for config in configs:
-        if ws.chunks.manifest(config.version_name) is None:
+        stored = getattr(config, "chunks_version_name", config.version_name)   # an enriched set: its chunking-only version
+        if ws.chunks.manifest(stored) is None:
             print(f"{config.name}: not built under {ws.root} — skipped (run finchunk run first)", file=sys.stderr)
             continue
-        chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "embedding_text",
-                                                                "source_text"])
+        chunks = ws.chunks.read(stored, columns=["chunk_id", "doc_id", "spans", "embedding_text", "source_text"])
         router = Router(catalog, chunks["doc_id"].tolist())
         for name in [r.strip() for r in args.retrievers.split(",")]:
             if not index_exists(name, ws.index_dir(config.version_name)):
