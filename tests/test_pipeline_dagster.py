@@ -88,7 +88,7 @@ def test_whole_graph_writes_the_report(tmp_path, default_corpus_copy, chunkers_f
     # the summary: best evidence-aware vs best plain splitter with paired intervals, and the
     # recommended policy (structure-h is the only evidence-aware set here)
     fam = report["summary"]["families"]
-    assert {(r["retriever"], r["mode"]) for r in fam} == {("bm25", "global"), ("bm25", "filtered")}
+    assert {(r["retriever"], r["mode"]) for r in fam} == {("bm25", "global"), ("bm25", "filtered"), ("bm25", "routed")}
     assert all(r["evidence"] == "structure-h" and r["plain"] in ("fixed", "recursive") for r in fam)
     assert all(r["ci_low"] <= r["gain"] <= r["ci_high"] for r in fam)
     rec = report["summary"]["recommendations"]
