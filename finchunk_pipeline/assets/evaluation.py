@@ -12,10 +12,13 @@ from ..evaluation.gold_resolution import summary as gold_resolution_summary
 from ..evaluation.plots import write_plots
 from ..evaluation.history import append_history
 from ..evaluation.report import build_report, render_markdown, write_report
-from ..evaluation.retrieval import MODES, evaluate_retriever
+from ..evaluation.retrieval import MODES, ROUTED, evaluate_retriever
 from ..evaluation.scope import scorable_questions
 from ..chunking.registry import STRATEGIES
 from ..index.retrievers import NEEDS, index_exists, load_retriever
+from ..routing import VERSION as ROUTING_VERSION
+from ..routing import Catalog
+from ..routing.search import Router, routing_summary
 from ..storage import read_json, sha256_bytes, stable_hash, write_json
 from .dense import faiss_index
 from .indexes import bm25_index
@@ -28,7 +31,7 @@ EVALUATION_VERSION = "3"
 PACKAGE = Path(__file__).resolve().parents[1]  # finchunk_pipeline/
 # what an evaluation runs: the metrics, the retrievers at query time, the parent expansion
 # and this module; report rendering, plots and the history file do not change its results
-EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "chunking/expand.py", "assets/evaluation.py")
+EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "chunking/expand.py", "routing/*.py", "assets/evaluation.py")
 NOT_EVALUATION_CODE = ("evaluation/report.py", "evaluation/plots.py", "evaluation/history.py", "index/search.py",
                        "evaluation/enrichment_report.py", "evaluation/answers.py")
 
@@ -112,8 +115,9 @@ def gold_passages(ws):
 
 
 def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource, config,
-                enrichment: dict | None = None) -> str:
-    """Everything an evaluation reads: unchanged inputs make re-running it free."""
+                enrichment: dict | None = None, routing: str | None = None) -> str:
+    """Everything an evaluation reads: unchanged inputs make re-running it free (``routing``:
+    the routing version and the documents' metadata the routed mode reads)."""
     markers = {f.name: read_json(f).get("inputs") for f in sorted(index_dir.glob("*.json"))} if index_dir.exists() else {}
     return stable_hash({**({"enrichment": enrichment["inputs"]} if enrichment else {}), **{
         "version": EVALUATION_VERSION, "code": EVALUATION_CODE, "chunks": manifest["inputs"], "indexes": markers,
@@ -121,7 +125,7 @@ def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource, c
         "passages": _file_sha(corpus.path / "passages.parquet"),
         "gold": _file_sha(pipeline.workspace().gold_passages_path),
         "retrievers": pipeline.retriever_names(), "model": pipeline.model(), "expand": config.expand,
-        "budgets": list(pipeline.budget_list()),
+        "budgets": list(pipeline.budget_list()), "routing": routing,
     }})
 
 
@@ -132,6 +136,7 @@ def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResour
                                                             "embedding_text", "source_text"])
     expander = _expander(chunks, ws, config.expand) if config.expand else None
     budgets = pipeline.budget_list()
+    router = Router(Catalog.from_parquet(ws.manifest_path), chunks["doc_id"].tolist())
     entries = []
     for name in pipeline.retriever_names():
         if not index_exists(name, index_dir):
@@ -140,9 +145,12 @@ def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResour
             continue
         retriever = load_retriever(name, index_dir, chunks, pipeline.model())
         own = retriever_index_bytes(name, index_dir)
-        for mode in MODES:
+        for mode in (*MODES, ROUTED):
             summary = evaluate_retriever(retriever, chunks, passages, questions, mode,
-                                         expander=expander, budgets=budgets).summary()
+                                         expander=expander, budgets=budgets, router=router).summary()
+            if mode == ROUTED:   # scored against the questions' documents, which the router never saw
+                summary["routing"] = routing_summary(router.last_routes, questions["question_id"].tolist(),
+                                                     [list(v) if v is not None else [] for v in questions["doc_ids"]])
             entries.append({**base, "index_bytes_retriever": own, **summary})
             context.log.info(f"{config.name} {name} {mode}: recall@3 = {summary['curve'][2]['recall']:.3f}")
     return entries
@@ -205,7 +213,9 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
             "chunk_bytes": ws.chunks.path(config.chunks_version_name).stat().st_size,
             "enricher": enrichment_manifest["describe"] if enrichment_manifest else None}
     index_dir = ws.index_dir(config.version_name)
-    key = _inputs_key(manifest, index_dir, corpus, pipeline, config, enrichment_manifest)
+    routing = (f"{ROUTING_VERSION}-{Catalog.from_parquet(ws.manifest_path).fingerprint}"
+               if ws.manifest_path.exists() else None)
+    key = _inputs_key(manifest, index_dir, corpus, pipeline, config, enrichment_manifest, routing)
     path = ws.evaluation_dir(config.version_name) / "evaluation.json"
     previous = read_json(path) if path.exists() else None
     reused = previous is not None and previous.get("inputs") == key
@@ -245,6 +255,9 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
     md.update({f"recall@5 {e['retriever']}/{e['mode']}": round(e["curve"][4]["recall"] or 0, 4) for e in entries})
     md.update({f"recall@1500ch {e['retriever']}/{e['mode']}": round(e["budget"][2]["recall"] or 0, 4)
                for e in entries if e.get("budget")})
+    routing_entry = next((e["routing"] for e in entries if e.get("routing")), None)
+    if routing_entry and routing_entry.get("accuracy") is not None:
+        md["routing accuracy"] = round(routing_entry["accuracy"], 4)
     for e in (payload.get("enrichment") or {}).get("entries") or []:  # with / without enrichment
         if e.get("budget") and e["mode"] == "global":
             tag = "" if e["delivery"] == "evidence" else " +enrichment delivered"
@@ -266,8 +279,8 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
     code_version=f"{EVALUATION_VERSION}-{EVALUATION_CODE}",
     description="recall@k (k = 1..10), full coverage and characters delivered; recall at character budgets "
                 "(configurable; default 500..8000, context assembler: repeated evidence sent once); character precision / IoU and answer containment (k = 5 and 1500 chars), for "
-                "one chunk set, per retriever, globally / filtered to the question's documents (chunk sets declaring expand deliver "
-                "bounded parents), "
+                "one chunk set, per retriever, globally / filtered to the question's documents / routed by the query "
+                "analyzer, with its routing accuracy (chunk sets declaring expand deliver bounded parents), "
                 "overall, by question type and on the table and footnote slices.",
 )
 def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..routing.report import routing_lines
 from ..storage import write_json, write_text
 from typing import Sequence
 
@@ -69,7 +70,9 @@ RULES = (
     "delivered vs gold document characters at k = 5 and at 1500 characters. *Containment*: the reference answer "
     "in the delivered indexed text (numbers compared as values after removing thousands separators, currency "
     f"and %), {', '.join(sorted(SKIP_TYPES))} questions skipped. *Modes*: global = whole index; filtered = "
-    "restricted to the question's documents. *Gains*: paired bootstrap over questions (2,000 resamples); "
+    "restricted to the question's documents; routed = global with the documents the query analyzer infers from "
+    "the question text and the documents' metadata (a filter when confident, a boost otherwise, nothing when no "
+    "issuer is named). *Gains*: paired bootstrap over questions (2,000 resamples); "
     "95% interval in brackets; a win needs the whole interval above 0.")
 
 
@@ -152,6 +155,8 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
                     f" | {_fmt((e.get('answer_containment') or {}).get('value_at_budget'))}"
                     f" | {_kb(e.get('index_bytes_retriever', e.get('index_bytes')))} | {e.get('duplication', 0):.2f} |")
             lines.append("")
+            if mode == "routed":
+                lines += routing_lines(rows)
     if plots:
         lines += ["## Plots", ""] + [f"![{name}]({path})" for name, path in plots.items()] + [""]
     lines += ["## Recall (%) at k", "",

@@ -4,7 +4,9 @@ Per question: recall@k / full coverage / characters for k = 1..``max_k`` (``reca
 recall and full coverage at character budgets (``budget.py``; configurable, default 500 to
 8,000), character precision and IoU (``precision.py``) and answer containment
 (``containment.py``), each at k = 5 whole chunks and at a 1500-character budget. Modes:
-``global`` (whole index) and ``filtered`` (restricted to the question's documents).
+``global`` (whole index), ``filtered`` (restricted to the question's documents) and ``routed``
+(the route the query analyzer infers from the question text and the documents' metadata:
+only when a router is passed, see ``routing/search.py``).
 
 A chunk set's policy may deliver each retrieved chunk as its bounded parent (small-to-big:
 ``expand`` in the chunker config, ``chunking/expand.py``): pass an ``expander`` and every
@@ -32,7 +34,8 @@ MAX_K = 50
 REPORT_K = 5
 DEPTH = 100           # chunks retrieved per question: enough to fill the largest budget
 MODES = ("global", "filtered")
-ALL_MODES = MODES
+ROUTED = "routed"
+ALL_MODES = MODES + (ROUTED,)
 
 # Difficult slices (question types), reported separately.
 SLICES = {
@@ -137,13 +140,16 @@ def _list(v) -> list:
 
 def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, questions: pd.DataFrame,
                        mode: str = "global", max_k: int = MAX_K, expander: Expander | None = None,
-                       depth: int = DEPTH, budgets: Sequence[int] = BUDGETS) -> RetrievalEvaluation:
+                       depth: int = DEPTH, budgets: Sequence[int] = BUDGETS, router=None) -> RetrievalEvaluation:
     """``chunks`` rows must be in the retriever's row order (chunks.parquet order); columns
     doc_id, spans, embedding_text (+ source_text for the header length, optional).
     With ``expander`` every retrieved chunk is delivered as its expansion (the policy's
-    small-to-big delivery), costing its header plus the expanded text."""
+    small-to-big delivery), costing its header plus the expanded text.
+    Mode ``routed`` needs ``router`` (routing.search.Router): it ranks from the question texts only."""
     if mode not in ALL_MODES:
         raise ValueError(f"unknown evaluation mode {mode!r}; known: {ALL_MODES}")
+    if mode == ROUTED and router is None:
+        raise ValueError("mode 'routed' needs a router (routing.search.Router)")
     budgets = tuple(sorted(set(budgets) | {REPORT_BUDGET}))
     gold = gold_spans(passages)
     spans = [spans_of(v) for v in chunks["spans"]]
@@ -158,7 +164,10 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     allowed = None
     if mode == "filtered":
         allowed = [np.isin(doc_ids, _list(q["doc_ids"])) for q in qs]
-    hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed)
+    if mode == ROUTED:
+        hits = router.search_many(retriever, [q["question"] for q in qs], max(max_k, depth))
+    else:
+        hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed)
 
     def delivered_chunk(r: int) -> DeliveredChunk:
         h = int(header[r])
