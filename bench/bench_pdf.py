@@ -163,9 +163,9 @@ def _recall_rows(data_root: Path, corpus_dir: Path, qids: set[str], budgets=(200
     out = {}
     for config in load_chunker_configs(ROOT / "data" / "chunkers.yaml"):
         index_dir = ws.index_dir(config.version_name)
-        if not ws.chunks.path(config.version_name).exists() or not index_exists("bm25", index_dir):
+        if not ws.chunks.path(config.chunks_version_name).exists() or not index_exists("bm25", index_dir):
             continue
-        chunks = ws.chunks.read(config.version_name, columns=["doc_id", "spans", "embedding_text", "source_text"])
+        chunks = ws.chunks.read(config.chunks_version_name, columns=["doc_id", "spans", "embedding_text", "source_text"])
         retriever = load_retriever("bm25", index_dir, chunks)
         doc_ids = chunks["doc_id"].to_numpy()
         n_chars = chunks["embedding_text"].str.len().to_numpy()

@@ -7,19 +7,21 @@ from dagster import Definitions, in_process_executor
 from .assets.checks import ASSET_CHECKS
 from .assets.chunks import chunk_sets
 from .assets.documents import parsed_blocks, raw_documents
+from .assets.answers import answers
+from .assets.enrichment import chunk_enrichment
 from .assets.evaluation import evaluation_report, retrieval_evaluation
 from .assets.dense import DENSE_ASSETS
 from .assets.indexes import bm25_index
 from .assets.automation import automation_sensor
-from .assets.jobs import chunk_set_job, documents_job, report_job, xbrl_job
+from .assets.jobs import answers_job, chunk_set_job, documents_job, report_job, xbrl_job
 from .assets.resources import PipelineResource
 from .assets.schedules import SCHEDULES
 from .assets.point_in_time import point_in_time_evaluation
 from .assets.sensors import SENSORS
 from .assets.xbrl import XBRL_ASSETS, XBRL_CHECKS, XBRL_RESOURCES, FactsStoreResource
 
-PIPELINE_ASSETS = [raw_documents, parsed_blocks, chunk_sets, bm25_index, *DENSE_ASSETS, retrieval_evaluation,
-                   evaluation_report, *XBRL_ASSETS, point_in_time_evaluation]
+PIPELINE_ASSETS = [raw_documents, parsed_blocks, chunk_sets, chunk_enrichment, bm25_index, *DENSE_ASSETS,
+                   retrieval_evaluation, evaluation_report, answers, *XBRL_ASSETS, point_in_time_evaluation]
 ALL_CHECKS = [*ASSET_CHECKS, *XBRL_CHECKS]
 
 
@@ -46,7 +48,7 @@ def resources(pipeline: PipelineResource | None = None) -> dict:
 defs = Definitions(
     assets=PIPELINE_ASSETS,
     asset_checks=ALL_CHECKS,
-    jobs=[documents_job, chunk_set_job, xbrl_job, report_job],
+    jobs=[documents_job, chunk_set_job, xbrl_job, report_job, answers_job],
     schedules=SCHEDULES,
     sensors=[*SENSORS, automation_sensor()],
     resources=resources(),

@@ -19,6 +19,17 @@ DEVDATA = Path(os.environ.get("FINCHUNK_DEVDATA") or PROJECT_ROOT.parent / "shar
 needs_devdata = pytest.mark.skipif(not DEVDATA.is_dir(), reason="../shared/devdata is not present")
 
 
+@pytest.fixture(autouse=True)
+def no_llm_endpoint_from_the_environment(monkeypatch):
+    """Tests talk to stub endpoints on 127.0.0.1 only (tests/llm_stub.py): an endpoint set in
+    the developer's environment is never used."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith(("FINCHUNK_LLM_", "FINCHUNK_ANSWER_")):
+            monkeypatch.delenv(name)
+
+
 def write_corpus(folder: Path, documents: list[dict], passages: list[dict] | None = None,
                  questions: list[dict] | None = None) -> Path:
     """Write a corpus folder from plain dicts (missing document columns are filled)."""

@@ -96,3 +96,55 @@ def test_chunk_set_reports_the_split_and_no_chunk_over_the_bound(tmp_path):
     assert "Chunking notes" in md and f"`paragraph`: {SPLIT_NOTE}: 1" in md
     md = render_markdown(build_report("c", 0, [{**entry, "over_bound": 3}]))
     assert "3 chunks over the bound of 1000 characters" in md
+
+
+def test_the_bound_never_cuts_a_row_from_its_repeated_table_header():
+    """Row groups of one row each repeat a long caption and header: over max_chars, within
+    the structure bound (ROW_GROUP_CONTEXT_CHARS), so every chunk keeps the header."""
+    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.config import ChunkerConfig
+    from finchunk_pipeline.parse import markdown
+
+    caption = ("Consolidated statements of operations of the group and its subsidiaries for the years "
+               "ended December 31, amounts in millions of US dollars except per share data and ratios:")
+    header = "| Line item of the consolidated statement | Fiscal year 2019 | Fiscal year 2018 |"
+    rows = "\n".join(f"| Revenue line number {i} of the segment | {1000 + i} | {900 + i} |" for i in range(12))
+    text = f"# Results\n\n{caption}\n\n{header}\n|---|---:|---:|\n{rows}\n"
+    doc = markdown.parse("d", text, {})
+    config = ChunkerConfig("ev", "structure", {"max_chars": 300, "table_max_chars": 150, "link_notes_chars": 0})
+    chunks = chunk_document(config, doc, {"title": "d"})
+    row_chunks = [c for c in chunks if "Revenue line number" in c.source_text]
+    assert len(row_chunks) >= 6
+    for c in row_chunks:
+        assert "Fiscal year 2019" in c.source_text, c.source_text[:200]
+        assert len(c.source_text) > 300            # over max_chars: the repeated context is allowed
+
+
+def test_token_safe_chunk_sets_have_no_chunk_over_the_model_limit():
+    """Figures tokenise densely: a 700-character run of numbers is far over MiniLM's 256
+    tokens although under the character bound. token_safe splits it until it fits, spans exact."""
+    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.config import ChunkerConfig
+    from finchunk_pipeline.chunking.tokens import token_counter
+    from finchunk_pipeline.parse import text as text_parser
+
+    figures = "\n".join(f"Segment {i} revenue $ {1000 + 37 * i:,}.{i % 10} $ {900 + 13 * i:,}.{i % 7} ({i}.{i}%)"
+                        for i in range(30))
+    doc = text_parser.parse("d", "RESULTS\n\n" + figures + "\n", {})
+    counter = token_counter(None)
+    base = {"max_chars": 800, "table_max_chars": 0, "link_notes_chars": 0}
+    loose = chunk_document(ChunkerConfig("x", "structure", base, header=True), doc, {"title": "d"}, counter)
+    safe = chunk_document(ChunkerConfig("x", "structure", base, header=True, token_safe=True), doc,
+                          {"title": "d"}, counter)
+    assert any(c.over_limit for c in loose)
+    assert safe and not any(c.over_limit for c in safe)
+    assert max(c.n_tokens for c in safe) <= counter.max_tokens
+    from finchunk_pipeline.index.documents import pieces
+
+    for c in safe:
+        for s, e, part in pieces(c.source_text, c.view_spans):
+            assert doc.view_text[s:e] == part
+    # nothing lost: every figure line is in some chunk
+    joined = "\n".join(c.source_text for c in safe)
+    assert all(f"Segment {i} revenue" in joined for i in range(30))
+    assert ChunkerConfig("x", "structure", base, token_safe=True).config_hash != ChunkerConfig("x", "structure", base).config_hash

@@ -29,7 +29,7 @@ def test_two_chunks_together_retrieve_a_passage_neither_does_alone():
     ranked = [RankedChunk("d", [(0, 30)], 30), RankedChunk("d", [(20, 60)], 40), RankedChunk("e", [(0, 100)], 100)]
     s = score_question("q", "text", gold, ranked, 3)
     assert s.retrieved == [0, 1, 1]        # 30% at k=1, 60% at k=2 (overlap counted once)
-    assert s.chars == [30, 70, 170]
+    assert s.chars == [30, 60, 160]       # the overlap (20..30) is delivered once (budget rule v2)
 
 
 def test_other_document_spans_do_not_count():

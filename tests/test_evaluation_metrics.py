@@ -129,8 +129,50 @@ def test_evaluate_retriever_end_to_end_summary():
     assert s["slices"]["tables"]["questions"] == 1 and s["slices"]["footnotes"]["questions"] == 1
     f = evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "filtered").summary()
     assert f["curve"][0]["recall"] == 1.0
-    e = evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "expanded",
+    # a small-to-big policy: every retrieved chunk delivered as its expansion, in any mode
+    e = evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "global",
                            expander=lambda r: ([(0, 200)], "x" * 200) if r < 2 else ([(0, 100)], "x" * 100)).summary()
-    assert e["mode"] == "expanded" and e["curve"][0]["recall"] == 0.5
+    assert e["curve"][0]["recall"] == 0.5 and e["curve"][0]["chars"] == 200
+    # the second chunk's expansion is the same span: it adds nothing and costs nothing
+    assert e["curve"][1]["chars"] == 200
+    assert e["per_question"]["ids"] == ["q1", "q2"]
+    assert e["per_question"]["recall"]["1500"] == [1.0, 1.0]
     with pytest.raises(ValueError):
         evaluate_retriever(_FixedRetriever(), chunks, passages, questions, "expanded")
+
+
+def test_assembler_sends_repeated_evidence_and_shared_headers_once():
+    head = "ACME 10-K > Balance sheet"
+    row1 = DeliveredChunk("d", [(0, 50), (100, 140)], len(head) + 2 + 92, len(head) + 2,
+                          text="", header=head + "\n\n")          # table header (0..50) + a row
+    row2 = DeliveredChunk("d", [(0, 50), (140, 180)], len(head) + 2 + 92, len(head) + 2,
+                          text="", header=head + "\n\n")          # same table header + the next row
+    merged, used, _ = deliver([row1, row2], budget=10_000)
+    assert merged["d"] == [(0, 50), (100, 180)]
+    # row1: header 27 + 90 raw chars at ratio 92/90; row2: only its 40 new characters
+    assert used == 27 + 92 + round(40 * 92 / 90)
+    # v1 would have charged 2 x 119 = 238
+    assert used < 2 * (len(head) + 2 + 92)
+    # a chunk entirely inside what was delivered costs nothing and does not stop the delivery
+    dup = DeliveredChunk("d", [(100, 140)], 40)
+    far = DeliveredChunk("d", [(500, 520)], 20)
+    merged, used2, _ = deliver([row1, dup, far], budget=10_000)
+    assert (500, 520) in merged["d"] and used2 == 27 + 92 + 20
+
+
+def test_assembler_cut_pays_the_new_header_first():
+    a = DeliveredChunk("d", [(0, 100)], 100)
+    b = DeliveredChunk("e", [(0, 100)], 120, header_chars=20, header="H" * 20)
+    merged, used, _ = deliver([a, b], budget=150)
+    assert used == 150 and merged["e"] == [(0, 30)]   # 50 left: 20 header + 30 characters of e
+
+
+def test_parse_budgets():
+    from finchunk_pipeline.evaluation.budget import DEFAULT_BUDGETS, parse_budgets
+
+    assert parse_budgets("") == DEFAULT_BUDGETS and max(DEFAULT_BUDGETS) >= 8000
+    assert parse_budgets("5000, 2000") == (1500, 2000, 5000)   # the report budget is always there
+    with pytest.raises(ValueError, match="whole number"):
+        parse_budgets("2k")
+    with pytest.raises(ValueError, match="> 0"):
+        parse_budgets("0")

@@ -37,7 +37,8 @@ def test_editing_a_metric_changes_the_code_hash(tmp_path):
     assets.write_text(assets.read_text().replace("def evaluation_report(", "def evaluation_report(  # edited\n"
                                                  ).replace('"report": MetadataValue.md(', '"report_md": MetadataValue.md('))
     assert code_hash(evaluation_source_files(root), root) == edited
-    assets.write_text(assets.read_text().replace("EXPAND_MAX_CHARS = 1500", "EXPAND_MAX_CHARS = 1600"))
+    assets.write_text(assets.read_text().replace("expand_chunk({\"view_spans\"", "expand_chunk({'view_spans'")
+                      .replace("docs[doc_id], max_chars)", "docs[doc_id], max_chars + 1)"))
     assert code_hash(evaluation_source_files(root), root) != edited
 
 

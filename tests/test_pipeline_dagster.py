@@ -70,15 +70,32 @@ def test_whole_graph_writes_the_report(tmp_path, default_corpus_copy, chunkers_f
     assert names == {"fixed", "recursive", "structure-h"}
     for e in report["chunk_sets"]:
         assert {"name", "strategy", "header", "chunks", "mean_chars", "curve", "by_type", "retriever", "mode"} <= set(e)
-        assert [p["k"] for p in e["curve"]] == list(range(1, 11))
+        assert [p["k"] for p in e["curve"]] == list(range(1, 51))
+        assert [p["chars"] for p in e["budget"]] == [500, 1000, 1500, 2000, 3000, 5000, 8000]
         recalls = [p["recall"] for p in e["curve"]]
         assert recalls == sorted(recalls) and 0 <= recalls[0] and recalls[-1] <= 1
         assert all(v["k"] == 5 for v in e["by_type"].values())
-    assert {e["mode"] for e in report["chunk_sets"]} >= {"global", "filtered"}
+    assert {e["mode"] for e in report["chunk_sets"]} >= {"global", "filtered", "routed"}
+    routed = [e for e in report["chunk_sets"] if e["mode"] == "routed"]
+    assert routed and all(e["routing"]["questions"] == e["questions"] for e in routed)
+    # every question of these annual reports names its issuer; the route keeps its document
+    assert all(e["routing"]["accuracy"] == 1.0 and e["routing"]["filter"] > 0 for e in routed)
     structure = next(e for e in report["chunk_sets"] if e["name"] == "structure-h")
     assert structure["header"] is True and structure["strategy"] == "structure"
     md = (tmp_path / "out" / "evaluation.md").read_text()
     assert "| structure-h |" in md
+    assert "## Recall (%) at context budgets — routed mode" in md and "**Routing** (analyzer v" in md
+    # the summary: best evidence-aware vs best plain splitter with paired intervals, and the
+    # recommended policy (structure-h is the only evidence-aware set here)
+    fam = report["summary"]["families"]
+    assert {(r["retriever"], r["mode"]) for r in fam} == {("bm25", "global"), ("bm25", "filtered"), ("bm25", "routed")}
+    assert all(r["evidence"] == "structure-h" and r["plain"] in ("fixed", "recursive") for r in fam)
+    assert all(r["ci_low"] <= r["gain"] <= r["ci_high"] for r in fam)
+    rec = report["summary"]["recommendations"]
+    assert rec and rec[0]["recommended"] == "structure-h" and rec[0]["doc_type"] == "all"
+    assert rec[0]["token_safe"] is False   # structure-h has chunks over the model's limit: flagged
+    assert md.index("## Summary") < md.index("## Recall (%) at context budgets")
+    assert "per_question" not in report["chunk_sets"][0]
     meta = result.asset_materializations_for_node("evaluation_report")[0].metadata
     assert "structure-h" in meta["report"].value
     parse_report = json.loads((tmp_path / "out" / "parse_report.json").read_text())

@@ -62,3 +62,18 @@ def _home(tmp_path):
     home.mkdir(exist_ok=True)
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
     return home
+
+
+def test_llm_enriched_chunk_set_is_registered_only_with_an_endpoint(tmp_path, chunkers_file, monkeypatch):
+    """Like a missing extra: without FINCHUNK_LLM_BASE_URL its runs could only fail."""
+    from finchunk_pipeline.assets.sensors import partition_changes
+
+    chunkers_file.write_text(chunkers_file.read_text() + "  - {name: llm-e, strategy: fixed, dense: false, "
+                                                         "enrich: {enricher: llm, model: m}}\n")
+    pipeline = PipelineResource(chunkers_file=str(chunkers_file))
+    monkeypatch.delenv("FINCHUNK_LLM_BASE_URL", raising=False)
+    changes = partition_changes(pipeline, DagsterInstance.ephemeral())
+    assert "llm-e" not in changes.add and "FINCHUNK_LLM_BASE_URL" in changes.skipped["llm-e"]
+    monkeypatch.setenv("FINCHUNK_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    changes = partition_changes(pipeline, DagsterInstance.ephemeral())
+    assert "llm-e" in changes.add and "llm-e" not in changes.skipped

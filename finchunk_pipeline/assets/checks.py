@@ -78,7 +78,7 @@ def gold_passages_coverable(context: AssetCheckExecutionContext, pipeline: Pipel
     ws, corpus = pipeline.workspace(), pipeline.corpus()
     if not corpus.labelled:
         return AssetCheckResult(passed=True, metadata={"note": "corpus has no labelled questions"})
-    pipeline.pull(ws.manifest_path, ws.gold_passages_path, ws.chunks.dir(config.version_name))
+    pipeline.pull(ws.manifest_path, ws.gold_passages_path, ws.chunks.dir(config.chunks_version_name))
     # only documents that were chunked are judged: questions on rejected documents are left
     # out of scoring (evaluation/scope.py), so their passages cannot fail the gate; pdf quotes
     # the extraction could not place (unresolved) are reported, not a chunking failure
@@ -90,7 +90,7 @@ def gold_passages_coverable(context: AssetCheckExecutionContext, pipeline: Pipel
     gold_ids = {p for v in scope.questions["gold_passages"] if v is not None for p in v}
     unresolved = sorted(gold_ids - set(resolved_only(passages)["passage_id"]))
     passages = resolved_only(passages)
-    chunks = ws.chunks.read(config.version_name, columns=["doc_id", "spans"])
+    chunks = ws.chunks.read(config.chunks_version_name, columns=["doc_id", "spans"])
     lost = unreachable_passages(chunks, passages, gold_ids)
     split = uncoverable_passages(chunks, passages, gold_ids)
     return AssetCheckResult(
@@ -116,8 +116,8 @@ def token_packed(config) -> bool:
 def no_over_limit_chunks(context: AssetCheckExecutionContext, pipeline: PipelineResource) -> AssetCheckResult:
     config = pipeline.chunker_config(context.partition_key)
     ws = pipeline.workspace()
-    pipeline.pull(ws.chunks.dir(config.version_name))
-    chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "over_limit", "n_tokens"])
+    pipeline.pull(ws.chunks.dir(config.chunks_version_name))
+    chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "over_limit", "n_tokens"])
     over = chunks[chunks["over_limit"]]
     if not token_packed(config):
         return AssetCheckResult(passed=True, metadata={"applicable": False, "over_limit": len(over)})

@@ -14,29 +14,33 @@ from .resources import PipelineResource
 
 def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     ws = pipeline.workspace()
-    pipeline.pull(ws.manifest_path, ws.settings.blocks_dir, ws.chunks.dir(config.version_name))
+    version = config.chunks_version_name  # the chunking-only version: every enricher shares it
+    pipeline.pull(ws.manifest_path, ws.settings.blocks_dir, ws.chunks.dir(version))
     parsed = pq.read_table(ws.manifest_path).to_pandas()
 
     progress = Progress(f"chunk set {config.name}", "documents chunked", context.log.info)
     result = build_chunk_set(config, parsed, ws.blocks, ws.chunks, pipeline.model(), progress,
                              embeddings_dir=ws.settings.embeddings_dir)
-    pipeline.push(ws.chunks.dir(config.version_name))
+    pipeline.push(ws.chunks.dir(version))
     m = result.manifest
-    context.log.info(f"{config.version_name}: {'built' if result.built else 'unchanged, reused'}")
+    how = (f"copied from the stored chunk set {result.derived_from} (same chunking: nothing chunked)"
+           if result.derived_from else "built" if result.built else "unchanged, reused")
+    context.log.info(f"{version}: {how}")
     for key, value in (m.get("notes") or {}).items():
         context.log.warning(f"{config.name}: {key}: {value['count']} (e.g. {', '.join(value['examples'])})")
     if m.get("over_bound"):
         context.log.error(f"{config.name}: {m['over_bound']} chunks over the bound of {m['char_bound']} characters, "
                           f"e.g. {m['over_bound_examples'][:5]}")
-    preview = ws.chunks.read(config.version_name, columns=["chunk_id", "kind", "n_tokens", "display_text"]).head(8)
+    preview = ws.chunks.read(version, columns=["chunk_id", "kind", "n_tokens", "display_text"]).head(8)
     preview["display_text"] = preview["display_text"].str.slice(0, 120).str.replace("\n", " ").str.replace("|", "\\|")
     return MaterializeResult(
         metadata={
-            "version": config.version_name,
+            "version": version,
             "strategy": config.strategy,
             "params": MetadataValue.json(config.params),
             "header": config.header,
             "built": result.built,
+            "derived_from": result.derived_from or "",
             "chunks": m["chunks"],
             "mean_chars": round(m["mean_chars"], 1),
             "mean_tokens": round(m["mean_tokens"], 1),
@@ -49,7 +53,7 @@ def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, conf
             "split_to_bound": m.get("split_to_bound", 0),
             "over_bound": m.get("over_bound", 0),
             "notes": MetadataValue.json(m.get("notes") or {}),
-            "path": MetadataValue.path(str(ws.chunks.path(config.version_name))),
+            "path": MetadataValue.path(str(ws.chunks.path(version))),
             "preview": MetadataValue.md(preview.to_markdown(index=False)),
         },
         data_version=DataVersion(m["inputs"]),
@@ -68,5 +72,5 @@ def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, conf
 )
 def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     config = pipeline.chunker_config(context.partition_key)
-    with pipeline.claim(f"chunks/{config.version_name}", context.log):  # built once, however many runs ask
+    with pipeline.claim(f"chunks/{config.chunks_version_name}", context.log):  # built once, however many runs ask
         return _chunk_sets(context, pipeline, config)

@@ -12,9 +12,13 @@ from ..evaluation.gold_resolution import summary as gold_resolution_summary
 from ..evaluation.plots import write_plots
 from ..evaluation.history import append_history
 from ..evaluation.report import build_report, render_markdown, write_report
-from ..evaluation.retrieval import EXPANDED, MODES, evaluate_retriever
+from ..evaluation.retrieval import MODES, ROUTED, evaluate_retriever
 from ..evaluation.scope import scorable_questions
+from ..chunking.registry import STRATEGIES
 from ..index.retrievers import NEEDS, index_exists, load_retriever
+from ..routing import VERSION as ROUTING_VERSION
+from ..routing import Catalog
+from ..routing.search import Router, routing_summary
 from ..storage import read_json, sha256_bytes, stable_hash, write_json
 from .dense import faiss_index
 from .indexes import bm25_index
@@ -27,8 +31,9 @@ EVALUATION_VERSION = "3"
 PACKAGE = Path(__file__).resolve().parents[1]  # finchunk_pipeline/
 # what an evaluation runs: the metrics, the retrievers at query time, the parent expansion
 # and this module; report rendering, plots and the history file do not change its results
-EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "chunking/expand.py", "assets/evaluation.py")
-NOT_EVALUATION_CODE = ("evaluation/report.py", "evaluation/plots.py", "evaluation/history.py", "index/search.py")
+EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "chunking/expand.py", "routing/*.py", "assets/evaluation.py")
+NOT_EVALUATION_CODE = ("evaluation/report.py", "evaluation/plots.py", "evaluation/history.py", "index/search.py",
+                       "evaluation/enrichment_report.py", "evaluation/answers.py")
 
 
 def evaluation_source_files(root: Path = PACKAGE) -> list[Path]:
@@ -37,7 +42,7 @@ def evaluation_source_files(root: Path = PACKAGE) -> list[Path]:
 
 
 # functions of this module that only build the report: editing them re-evaluates nothing
-REPORT_ONLY = {"assets/evaluation.py": {"evaluation_report", "png_data_uri"}}
+REPORT_ONLY = {"assets/evaluation.py": {"evaluation_report", "png_data_uri", "_answers_for_report"}}
 
 
 def _code_of(path: Path, rel: str) -> str:
@@ -75,12 +80,10 @@ def retriever_index_bytes(name: str, index_dir) -> int:
                for part in NEEDS.get(name, (name,)) for f in index_dir.glob(f"{part}*"))
 
 
-EXPAND_MAX_CHARS = 1500  # bounded parent expansion: never more than this per retrieved chunk
-
-
-def _expander(chunks, ws):
-    """Bounded parent expansion (chunking/expand.py) of the chunk at a row of ``chunks``:
-    parsed documents are read from the block store on first use, expansions memoised."""
+def _expander(chunks, ws, max_chars: int):
+    """Bounded parent expansion (chunking/expand.py, at most ``max_chars`` characters) of the
+    chunk at a row of ``chunks``: parsed documents are read from the block store on first
+    use, expansions memoised. The policy of chunk sets declaring ``expand``."""
     from ..chunking.expand import expand_chunk
 
     parsed = pq.read_table(ws.manifest_path, columns=["doc_id", "sha", "parser_key"]).to_pandas()
@@ -93,7 +96,7 @@ def _expander(chunks, ws):
             if doc_id not in docs:
                 key, sha = where[doc_id]
                 docs[doc_id] = ws.blocks.read(key, sha, doc_id=doc_id)
-            memo[row] = expand_chunk({"view_spans": chunks["view_spans"].iat[row]}, docs[doc_id], EXPAND_MAX_CHARS)
+            memo[row] = expand_chunk({"view_spans": chunks["view_spans"].iat[row]}, docs[doc_id], max_chars)
         return memo[row]
 
     return expand
@@ -111,24 +114,29 @@ def gold_passages(ws):
     return pq.read_table(ws.gold_passages_path).to_pandas()
 
 
-def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource) -> str:
-    """Everything an evaluation reads: unchanged inputs make re-running it free."""
+def _inputs_key(manifest: dict, index_dir, corpus, pipeline: PipelineResource, config,
+                enrichment: dict | None = None, routing: str | None = None) -> str:
+    """Everything an evaluation reads: unchanged inputs make re-running it free (``routing``:
+    the routing version and the documents' metadata the routed mode reads)."""
     markers = {f.name: read_json(f).get("inputs") for f in sorted(index_dir.glob("*.json"))} if index_dir.exists() else {}
-    return stable_hash({
+    return stable_hash({**({"enrichment": enrichment["inputs"]} if enrichment else {}), **{
         "version": EVALUATION_VERSION, "code": EVALUATION_CODE, "chunks": manifest["inputs"], "indexes": markers,
         "questions": _file_sha(corpus.path / "questions.parquet"),
         "passages": _file_sha(corpus.path / "passages.parquet"),
         "gold": _file_sha(pipeline.workspace().gold_passages_path),
-        "retrievers": pipeline.retriever_names(), "model": pipeline.model(), "expand": EXPAND_MAX_CHARS,
-    })
+        "retrievers": pipeline.retriever_names(), "model": pipeline.model(), "expand": config.expand,
+        "budgets": list(pipeline.budget_list()), "routing": routing,
+    }})
 
 
 def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResource, base: dict) -> list[dict]:
     """Every available retriever x mode over one chunk set, on the scorable ``questions``."""
     index_dir = ws.index_dir(config.version_name)
-    chunks = ws.chunks.read(config.version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
+    chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "spans", "view_spans",
                                                             "embedding_text", "source_text"])
-    expander = _expander(chunks, ws)
+    expander = _expander(chunks, ws, config.expand) if config.expand else None
+    budgets = pipeline.budget_list()
+    router = Router(Catalog.from_parquet(ws.manifest_path), chunks["doc_id"].tolist())
     entries = []
     for name in pipeline.retriever_names():
         if not index_exists(name, index_dir):
@@ -137,32 +145,77 @@ def _evaluate(context, config, ws, passages, questions, pipeline: PipelineResour
             continue
         retriever = load_retriever(name, index_dir, chunks, pipeline.model())
         own = retriever_index_bytes(name, index_dir)
-        for mode in (*MODES, EXPANDED):
+        for mode in (*MODES, ROUTED):
             summary = evaluate_retriever(retriever, chunks, passages, questions, mode,
-                                         expander=expander).summary()
+                                         expander=expander, budgets=budgets, router=router).summary()
+            if mode == ROUTED:   # scored against the questions' documents, which the router never saw
+                summary["routing"] = routing_summary(router.last_routes, questions["question_id"].tolist(),
+                                                     [list(v) if v is not None else [] for v in questions["doc_ids"]])
             entries.append({**base, "index_bytes_retriever": own, **summary})
             context.log.info(f"{config.name} {name} {mode}: recall@3 = {summary['curve'][2]['recall']:.3f}")
     return entries
 
 
+def _evaluate_enrichment(context, config, ws, passages, questions, pipeline: PipelineResource,
+                         entries: list[dict], store) -> dict:
+    """An enriched chunk set's retrieval over each representation (evaluation/enrichment.py)."""
+    from ..evaluation.enrichment import evaluate_enrichment
+    from ..index.representations import load_representation, representation_exists
+
+    index_dir = ws.index_dir(config.version_name)
+    chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "spans", "embedding_text",
+                                                                 "source_text"])
+    enrichment = store.read(config.version_name, columns=["chunk_id", "enrichment_text"])
+    parsed = pq.read_table(ws.manifest_path).to_pandas()
+    doc_meta = {r["doc_id"]: r for r in parsed.to_dict("records")}
+    memo = {}
+
+    def load(rep: str, name: str):
+        if not representation_exists(rep, name, index_dir):
+            return None
+        if (rep, name) not in memo:
+            memo[(rep, name)] = load_representation(rep, name, index_dir, chunks, pipeline.model(),
+                                                    ws.settings.embeddings_dir)
+        return memo[(rep, name)]
+
+    manifest = store.manifest(config.version_name) or {}
+    result = evaluate_enrichment(load, pipeline.retriever_names(), chunks, enrichment, passages, questions,
+                                 doc_meta, entries, log=context.log.info)
+    return {"enricher": manifest.get("enricher"), "enricher_version": manifest.get("enricher_version"),
+            "describe": manifest.get("describe"), **result}
+
+
 def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     ws = pipeline.workspace()
     corpus = pipeline.corpus()
-    pipeline.pull(ws.manifest_path, ws.gold_passages_path, ws.settings.blocks_dir, ws.chunks.dir(config.version_name),
+    from .enrichment import enrichment_store
+
+    store = enrichment_store(ws)
+    pipeline.pull(ws.manifest_path, ws.gold_passages_path, ws.settings.blocks_dir,
+                  ws.chunks.dir(config.chunks_version_name), store.dir(config.version_name),
                   ws.index_dir(config.version_name), ws.evaluation_dir(config.version_name),
                   ws.root / "evaluations" / "history", ws.settings.embeddings_dir)
-    manifest = ws.chunks.manifest(config.version_name)
+    manifest = ws.chunks.manifest(config.chunks_version_name)
     if manifest is None:
-        raise RuntimeError(f"chunk set {config.version_name} is missing: materialize chunk_sets first")
+        raise RuntimeError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
+    enrichment_manifest = None
+    if config.enrich is not None:
+        enrichment_manifest = store.manifest(config.version_name)
+        if enrichment_manifest is None:
+            raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
     base = {"name": config.name, "version": config.version_name, "strategy": config.strategy,
-            "params": config.params, "header": config.header,
+            "params": config.params, "header": config.header, "expand": config.expand,
+            "family": STRATEGIES[config.strategy].family,
             **{k: manifest[k] for k in ("chunks", "mean_chars", "mean_tokens", "max_tokens",
                                         "over_limit_fraction", "duplication")},
             **{k: manifest.get(k) for k in ("char_bound", "split_to_bound", "over_bound", "notes")},
             "index_bytes": _dir_bytes(ws.index_dir(config.version_name)),
-            "chunk_bytes": ws.chunks.path(config.version_name).stat().st_size}
+            "chunk_bytes": ws.chunks.path(config.chunks_version_name).stat().st_size,
+            "enricher": enrichment_manifest["describe"] if enrichment_manifest else None}
     index_dir = ws.index_dir(config.version_name)
-    key = _inputs_key(manifest, index_dir, corpus, pipeline)
+    routing = (f"{ROUTING_VERSION}-{Catalog.from_parquet(ws.manifest_path).fingerprint}"
+               if ws.manifest_path.exists() else None)
+    key = _inputs_key(manifest, index_dir, corpus, pipeline, config, enrichment_manifest, routing)
     path = ws.evaluation_dir(config.version_name) / "evaluation.json"
     previous = read_json(path) if path.exists() else None
     reused = previous is not None and previous.get("inputs") == key
@@ -185,13 +238,15 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
             resolution = gold_resolution_summary(
                 passages, {p for v in scope.questions["gold_passages"] if v is not None for p in v})
         entries = _evaluate(context, config, ws, passages, scope.questions, pipeline, base) if scope else []
+        enrichment = (_evaluate_enrichment(context, config, ws, passages, scope.questions, pipeline, entries, store)
+                      if scope is not None and enrichment_manifest is not None else None)
         if not corpus.labelled:
             context.log.warning(f"corpus {corpus.name} has no labelled questions: nothing to score")
         payload = {"corpus": corpus.name, "labelled": corpus.labelled,
                    "questions": 0 if corpus.questions is None else len(corpus.questions),
                    "excluded": scope.summary() if scope else None,
                    "gold_resolution": resolution,
-                   "inputs": key, "chunk_set": base, "entries": entries}
+                   "inputs": key, "chunk_set": base, "entries": entries, "enrichment": enrichment}
         write_json(path, payload)
         if entries:
             append_history(ws.root / "evaluations", config.name, config.version_name, entries)
@@ -200,6 +255,14 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
     md.update({f"recall@5 {e['retriever']}/{e['mode']}": round(e["curve"][4]["recall"] or 0, 4) for e in entries})
     md.update({f"recall@1500ch {e['retriever']}/{e['mode']}": round(e["budget"][2]["recall"] or 0, 4)
                for e in entries if e.get("budget")})
+    routing_entry = next((e["routing"] for e in entries if e.get("routing")), None)
+    if routing_entry and routing_entry.get("accuracy") is not None:
+        md["routing accuracy"] = round(routing_entry["accuracy"], 4)
+    for e in (payload.get("enrichment") or {}).get("entries") or []:  # with / without enrichment
+        if e.get("budget") and e["mode"] == "global":
+            tag = "" if e["delivery"] == "evidence" else " +enrichment delivered"
+            tag += "" if e["scope"] == "all" else " short-ambiguous"
+            md[f"enriched R@1500ch {e['retriever']}/{e['representation']}{tag}"] = round(e["budget"][2]["recall"] or 0, 4)
     return MaterializeResult(
         metadata={"version": config.version_name, "corpus": ws.root.name, "labelled": corpus.labelled,
                   "reused": reused, "evaluation_code": EVALUATION_CODE,
@@ -215,14 +278,48 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
     partitions_def=chunk_set_partitions,
     code_version=f"{EVALUATION_VERSION}-{EVALUATION_CODE}",
     description="recall@k (k = 1..10), full coverage and characters delivered; recall at character budgets "
-                "(500..3000); character precision / IoU and answer containment (k = 5 and 1500 chars), for "
-                "one chunk set, per retriever, globally / filtered to the question's documents (/ expanded), "
+                "(configurable; default 500..8000, context assembler: repeated evidence sent once); character precision / IoU and answer containment (k = 5 and 1500 chars), for "
+                "one chunk set, per retriever, globally / filtered to the question's documents / routed by the query "
+                "analyzer, with its routing accuracy (chunk sets declaring expand deliver bounded parents), "
                 "overall, by question type and on the table and footnote slices.",
 )
 def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     config = pipeline.chunker_config(context.partition_key)
     with pipeline.claim(f"evaluation/{config.name}", context.log):  # built once, however many runs ask
         return _retrieval_evaluation(context, pipeline, config)
+
+
+def _question_doc_types(corpus) -> dict[str, str]:
+    """question id -> the doc_type of its (first) document: the slices of the recommendation."""
+    if corpus.questions is None:
+        return {}
+    types = dict(zip(corpus.documents["doc_id"], corpus.documents["doc_type"]))
+    out = {}
+    for qid, doc_ids in zip(corpus.questions["question_id"], corpus.questions["doc_ids"]):
+        docs = [d for d in (list(doc_ids) if doc_ids is not None else []) if d in types]
+        if docs:
+            out[qid] = str(types[docs[0]])
+    return out
+
+
+def _gold_lengths(corpus, passages) -> list[int]:
+    """Characters of every gold passage the questions use (resolved ones)."""
+    if corpus.questions is None or passages is None:
+        return []
+    gold = {p for v in corpus.questions["gold_passages"] if v is not None for p in v}
+    rows = passages[passages["passage_id"].isin(gold)]
+    return [int(e) - int(s) for s, e in zip(rows["start"], rows["end"]) if s is not None and e is not None and e > s]
+
+
+def _answers_for_report(data: dict, configs) -> dict:
+    """answers.json for the report: contexts shortened, and marked stale when a chunk set it
+    compares has changed version (or is no longer declared) since."""
+    current = {c.name: c.version_name for c in configs}
+    data["stale"] = sorted({c["chunk_set"] for c in data.get("columns", []) if current.get(c["chunk_set"]) != c["version"]})
+    for q in data.get("questions", []):
+        for cell in q.get("cells", []):
+            cell["context"] = (cell.get("context") or "")[:400]
+    return data
 
 
 @asset(
@@ -236,7 +333,7 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
     ws = pipeline.workspace()
     corpus = pipeline.corpus()
     pipeline.pull(ws.root / "evaluations", ws.root / PIT_FILE)
-    entries, missing, excluded, resolution = [], [], None, None
+    entries, missing, excluded, resolution, enriched = [], [], None, None, []
     for config in pipeline.chunker_configs():
         path = ws.evaluation_dir(config.version_name) / "evaluation.json"
         if not path.exists():
@@ -244,14 +341,23 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
             continue
         data = read_json(path)
         entries.extend(data["entries"] or [{**data["chunk_set"]}])
+        if data.get("enrichment"):  # retrieval with / without enrichment (evaluation/enrichment.py)
+            enriched.append({"name": config.name, "version": config.version_name, **data["enrichment"]})
         excluded = excluded or data.get("excluded")
         resolution = resolution or data.get("gold_resolution")
     if missing:
         context.log.warning(f"chunk sets not evaluated yet (materialize their partitions): {missing}")
     questions = 0 if corpus.questions is None else len(corpus.questions)
-    report = build_report(corpus.name, questions, entries, excluded)
+    doc_types, gold_lengths = _question_doc_types(corpus), _gold_lengths(corpus, gold_passages(ws))
+    report = build_report(corpus.name, questions, entries, excluded, pipeline.budget_list(), doc_types, gold_lengths)
     if resolution is not None:  # pdf quotes resolved into the parsed text (evaluation/gold_resolution.py)
         report["gold_resolution"] = resolution
+    if enriched:
+        report["enrichment"] = enriched
+    answers_file = ws.root / "answers" / "answers.json"  # the optional answers asset's output
+    pipeline.pull(answers_file)
+    if answers_file.exists():
+        report["answers"] = _answers_for_report(read_json(answers_file), pipeline.chunker_configs())
     pit_path = ws.root / PIT_FILE
     if pit_path.exists():
         pit = read_json(pit_path)

@@ -2,7 +2,9 @@
 branch, the report."""
 from dagster import AssetSelection, define_asset_job
 
+from .answers import answers
 from .chunks import chunk_sets
+from .enrichment import chunk_enrichment
 from .documents import parsed_blocks, raw_documents
 from .evaluation import evaluation_report, retrieval_evaluation
 from .indexes import bm25_index
@@ -15,10 +17,11 @@ documents_job = define_asset_job(
 )
 chunk_set_job = define_asset_job(
     "chunk_set_job",
-    selection=AssetSelection.assets(chunk_sets, bm25_index, retrieval_evaluation)
+    selection=AssetSelection.assets(chunk_sets, chunk_enrichment, bm25_index, retrieval_evaluation)
     | AssetSelection.groups("dense_indexing"),
-    description="One chunk set end to end: chunks -> indexes -> evaluation. Backfill it for new "
-                "chunker configurations; parsed blocks are read, never rebuilt.",
+    description="One chunk set end to end: chunks -> enrichment -> indexes -> evaluation. Backfill it for new "
+                "chunker configurations or enrichers; parsed blocks are read, never rebuilt, and a new "
+                "enricher reuses the stored chunks.",
 )
 xbrl_job = define_asset_job(
     "xbrl_job", selection=AssetSelection.assets(*XBRL_ASSETS, point_in_time_evaluation),
@@ -28,4 +31,9 @@ xbrl_job = define_asset_job(
 report_job = define_asset_job(
     "report_job", selection=AssetSelection.assets(evaluation_report),
     description="Assemble the side-by-side evaluation report.",
+)
+answers_job = define_asset_job(
+    "answers_job", selection=AssetSelection.assets(answers),
+    description="Answers side by side: each chunk set's context for a sample of questions at the same "
+                "budget, and a model's answers when FINCHUNK_ANSWER_BASE_URL is set. Then run report_job.",
 )

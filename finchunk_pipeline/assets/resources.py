@@ -32,6 +32,14 @@ class PipelineResource(ConfigurableResource):
     data_storage_options: str = ""
     # comma-separated retrievers the evaluation runs; "" = FINCHUNK_RETRIEVERS or all of them
     retrievers: str = ""
+    # BM25's lexical analyzer (index/analyzer.py); "" = FINCHUNK_BM25_ANALYZER or "finance"
+    bm25_analyzer: str = ""
+    # weight of the document-level score in BM25 ranking (index/retriever.py); "" =
+    # FINCHUNK_DOC_PRIOR or 1.0; 0 ranks chunks by their own BM25 score alone
+    doc_prior: str = ""
+    # context budgets (characters) the evaluation scores, comma-separated; "" =
+    # FINCHUNK_BUDGETS or evaluation.budget.DEFAULT_BUDGETS
+    budgets: str = ""
 
     def settings(self) -> Settings:
         base = Settings()
@@ -105,3 +113,27 @@ class PipelineResource(ConfigurableResource):
 
     def model(self) -> str | None:
         return self.model_path or None
+
+    def bm25_settings(self) -> tuple[str, float]:
+        """(analyzer name, document prior weight) for BM25 indexes."""
+        from ..index.analyzer import ANALYZERS, DEFAULT_ANALYZER
+        from ..index.retriever import DEFAULT_DOC_PRIOR
+
+        analyzer = self.bm25_analyzer or os.environ.get("FINCHUNK_BM25_ANALYZER") or DEFAULT_ANALYZER
+        if analyzer not in ANALYZERS:
+            raise ValueError(f"bm25_analyzer / FINCHUNK_BM25_ANALYZER: unknown analyzer {analyzer!r}; "
+                             f"known: {sorted(ANALYZERS)}")
+        raw = self.doc_prior or os.environ.get("FINCHUNK_DOC_PRIOR") or str(DEFAULT_DOC_PRIOR)
+        try:
+            prior = float(raw)
+        except ValueError as exc:
+            raise ValueError(f"doc_prior / FINCHUNK_DOC_PRIOR: not a number: {raw!r}") from exc
+        if prior < 0:
+            raise ValueError(f"doc_prior / FINCHUNK_DOC_PRIOR must be >= 0, got {prior}")
+        return analyzer, prior
+
+    def budget_list(self) -> tuple[int, ...]:
+        """The context budgets (characters) the evaluation scores."""
+        from ..evaluation.budget import parse_budgets
+
+        return parse_budgets(self.budgets or os.environ.get("FINCHUNK_BUDGETS") or "")

@@ -24,15 +24,20 @@ def partition_changes(pipeline: PipelineResource, instance) -> PartitionChanges:
     whose strategy can run in this environment (a strategy whose optional extra is missing,
     e.g. the LangChain baseline without ``.[baselines]``, would only make failing runs)."""
     from ..chunking.registry import STRATEGIES
+    from ..enrichment.client import LLMSettings
 
     runnable, skipped = [], {}
     for config in pipeline.chunker_configs():
         strategy = STRATEGIES[config.strategy]
-        if strategy.available():
-            runnable.append(config.name)
-        else:
+        if not strategy.available():
             skipped[config.name] = (f"strategy {config.strategy!r} needs the optional module "
                                     f"{strategy.requires!r}, which is not installed")
+        elif config.enrich is not None and config.enrich.enricher == "llm" and not LLMSettings.configured("FINCHUNK_LLM"):
+            # like a missing extra: its runs could only fail (README "Enrichment")
+            skipped[config.name] = ("enrich: llm needs an OpenAI-compatible endpoint and FINCHUNK_LLM_BASE_URL "
+                                    "is not set here")
+        else:
+            runnable.append(config.name)
     known = list(instance.get_dynamic_partitions(chunk_set_partitions.name))
     return PartitionChanges(add=[n for n in runnable if n not in known],
                             retire=[k for k in known if k not in runnable], skipped=skipped)

@@ -33,6 +33,7 @@ def policy(doc_type: str | None) -> str:
 
 class Auto(Strategy):
     name = "auto"
+    family = "evidence"
     version = "1"
     uses = ("structure", "transcript")
     defaults = {"max_chars": 800, "table_max_chars": 1500, "transcript_max_chars": 1500}

@@ -37,6 +37,7 @@ class LangChainRecursive(Strategy):
     """langchain_text_splitters.RecursiveCharacterTextSplitter (its default separators)."""
 
     name = "langchain_recursive"
+    family = "plain"
     requires = "langchain_text_splitters"
     defaults = {"size": 500, "overlap": 50}
     bound_param = "size"
@@ -63,6 +64,7 @@ class ChonkieRecursive(Strategy):
     """chonkie.RecursiveChunker with its character tokenizer (chunk_size in characters)."""
 
     name = "chonkie_recursive"
+    family = "plain"
     requires = "chonkie"
     defaults = {"size": 500}
     bound_param = "size"

@@ -8,6 +8,7 @@ from .bound import SPLIT_NOTE, enforce_char_bound
 from .config import ChunkerConfig
 from .context import build_chunks
 from .model import Chunk
+from .token_bound import SPLIT_NOTE as TOKEN_SPLIT_NOTE, fit_to_tokens
 from .notes import note
 from .registry import STRATEGIES
 
@@ -20,8 +21,16 @@ def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, A
     pieces = strategy.pieces(doc, config.params, meta)
     pieces, split = enforce_char_bound(doc, pieces, strategy.char_bound(config.params, doc, meta))
     note(SPLIT_NOTE, split, doc.doc_id)
-    return build_chunks(doc, meta, pieces, chunk_set=config.name, header=config.header,
-                        context_fields=config.context_fields, counter=counter)
+
+    def build(ps):
+        return build_chunks(doc, meta, ps, chunk_set=config.name, header=config.header,
+                            context_fields=config.context_fields, counter=counter)
+
+    if config.token_safe and counter is not None:
+        chunks, split_tokens = fit_to_tokens(doc, pieces, build, counter)
+        note(TOKEN_SPLIT_NOTE, split_tokens, doc.doc_id)
+        return chunks
+    return build(pieces)
 
 
 def chunk_documents(config: ChunkerConfig, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]],

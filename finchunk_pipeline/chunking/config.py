@@ -1,7 +1,10 @@
 """Chunker configurations: the chunk-set names users declare in data/chunkers.yaml.
 
 A configuration's hash covers its strategy, parameters, context settings and the strategy's
-code version, so changing any of them yields a new chunk-set version.
+code version, so changing any of them yields a new chunk-set version. An optional enricher
+(``enrich: {enricher: structural}``, see finchunk_pipeline/enrichment/) joins the hash too:
+a new enricher is a new chunk-set version. The chunks themselves are stored under the
+chunking-only version (``chunks_version_name``), so that version reuses them as they are.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from ..enrichment.model import EnrichSpec, parse_enrich
 from ..storage import stable_hash
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -26,6 +30,14 @@ class ChunkerConfig:
     context_fields: tuple[str, ...] = ("title", "section")  # what the header shows
     dense: bool = True             # build a dense (FAISS) index for this set
     description: str = ""
+    # delivery policy: each retrieved chunk is delivered as its bounded parent of at most this
+    # many characters (chunking/expand.py; 0 = the chunk itself). Not part of the chunk set's
+    # hash: the chunks do not change, only what the evaluation and search deliver
+    expand: int = 0
+    enrich: EnrichSpec | None = None  # an enricher: a second, indexed representation of each chunk
+    # no chunk over the embedding model's token limit: an over-limit chunk is split (at line
+    # breaks, else whitespace) until it fits (chunking/token_bound.py)
+    token_safe: bool = False
 
     def code_version(self) -> str:
         """The strategy's version and the shared chunk-building step's version."""
@@ -35,16 +47,34 @@ class ChunkerConfig:
         return f"{strategy_version(self.strategy)}.{BUILD_VERSION}"
 
     @property
+    def chunking_hash(self) -> str:
+        """Hash of what decides the chunks (the enricher aside)."""
+        key = {"strategy": self.strategy, "params": self.params, "header": self.header,
+               "context_fields": list(self.context_fields), "code": self.code_version()}
+        if self.token_safe:  # only when set: the hashes of other chunk sets stay as they were
+            from .token_bound import TOKEN_BOUND_VERSION
+
+            key["token_safe"] = TOKEN_BOUND_VERSION
+        return stable_hash(key, n=8)
+
+    @property
     def config_hash(self) -> str:
-        return stable_hash({
-            "strategy": self.strategy, "params": self.params, "header": self.header,
-            "context_fields": list(self.context_fields), "code": self.code_version(),
-        }, n=8)
+        """The chunk set's version: the chunking hash, and the enricher's version id when
+        one is declared (equal to the chunking hash without an enricher)."""
+        if self.enrich is None:
+            return self.chunking_hash
+        return stable_hash({"chunking": self.chunking_hash, "enrich": self.enrich.version_id}, n=8)
 
     @property
     def version_name(self) -> str:
-        """Names the stored artefacts: changes whenever the output could change."""
+        """Names the chunk set's version (enrichment, indexes, evaluation): changes whenever
+        the output could change."""
         return f"{self.name}-{self.config_hash}"
+
+    @property
+    def chunks_version_name(self) -> str:
+        """Names the stored chunks: the chunking-only version, shared by every enricher."""
+        return f"{self.name}-{self.chunking_hash}"
 
 
 def parse_chunker_configs(raw: Any, source: str = "chunkers.yaml") -> list[ChunkerConfig]:
@@ -68,10 +98,18 @@ def parse_chunker_configs(raw: Any, source: str = "chunkers.yaml") -> list[Chunk
             raise ValueError(f"{where} ({name}): unknown strategy {strategy!r}; known: {sorted(STRATEGIES)}")
         params = dict(entry.get("params") or {})
         STRATEGIES[strategy].validate(params, where=f"{where} ({name})")
+        token_safe = entry.get("token_safe", False)
+        if not isinstance(token_safe, bool):
+            raise ValueError(f"{where} ({name}): token_safe must be true or false, got {token_safe!r}")
+        expand = entry.get("expand", 0)
+        if not isinstance(expand, int) or isinstance(expand, bool) or expand < 0:
+            raise ValueError(f"{where} ({name}): expand must be a whole number of characters >= 0, got {expand!r}")
         configs.append(ChunkerConfig(
             name=name, strategy=strategy, params=params, header=bool(entry.get("header", False)),
             context_fields=tuple(entry.get("context_fields", ("title", "section"))),
             dense=bool(entry.get("dense", True)), description=str(entry.get("description", "")),
+            expand=expand, token_safe=token_safe,
+            enrich=parse_enrich(entry.get("enrich"), f"{where} ({name})"),
         ))
     return configs
 

@@ -11,6 +11,7 @@ from .strategy import Strategy
 
 class FixedChars(Strategy):
     name = "fixed"
+    family = "plain"
     defaults = {"size": 500, "overlap": 50}
     bound_param = "size"
 

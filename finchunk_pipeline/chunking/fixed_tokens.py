@@ -85,6 +85,7 @@ class FixedTokens(Strategy):
     counterpart of ``fixed``). ``size`` + 2 special tokens must stay under the model limit."""
 
     name = "fixed_tokens"
+    family = "plain"
     version = "1"
     defaults = {"size": 200, "overlap": 40}
 

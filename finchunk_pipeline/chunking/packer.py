@@ -203,6 +203,7 @@ class Packed(Strategy):
     doc_type, section), so the chunks fit whether or not the chunk set adds a header."""
 
     name = "packed"
+    family = "evidence"
     version = "2"  # 2: notes no row group carries are kept, not dropped
     defaults = {"budget": 0, "reserve_header": True, "attach_notes": True}
 

@@ -16,6 +16,7 @@ from .strategy import Strategy
 
 class Paragraphs(Strategy):
     name = "paragraph"
+    family = "evidence"
     version = "1"
     defaults = {"min_chars": 200, "max_chars": 1000}
     bound_param = "max_chars"

@@ -54,6 +54,7 @@ def split_positions(text: str, start: int, end: int, size: int, seps: list[str])
 
 class Recursive(Strategy):
     name = "recursive"
+    family = "plain"
     defaults = {"size": 500, "separators": ["\n\n", "\n", ". ", " "]}
     bound_param = "size"
 

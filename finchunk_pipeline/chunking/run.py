@@ -1,6 +1,14 @@
-"""Build one chunk set from the persisted blocks of a corpus (never from the parser)."""
+"""Build one chunk set from the persisted blocks of a corpus (never from the parser).
+
+Chunks are stored under the configuration's chunking-only version (``chunks_version_name``):
+a chunk set that differs from a stored one only by its enricher reuses its chunks. A chunk
+set whose chunking equals a stored chunk set of another name (same strategy, parameters,
+header, code and inputs: e.g. ``structure-h-e`` declared beside ``structure-h`` with an
+enricher added) is copied from that set's Parquet instead of being chunked again.
+"""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -29,6 +37,7 @@ class ChunkSetResult:
     version_name: str
     built: bool          # False: an identical chunk set existed and was reused
     manifest: dict
+    derived_from: str | None = None  # copied from this stored chunk set (same chunking), not chunked
 
 
 def _meta_value(v):
@@ -51,7 +60,8 @@ def inputs_hash(config: ChunkerConfig, parsed: pd.DataFrame, model_path: str | N
         (d, sha, key, [_meta_value(v) for v in meta])
         for d, sha, key, *meta in zip(parsed["doc_id"], parsed["sha"], parsed["parser_key"],
                                       *(parsed[f] for f in fields)))
-    key = {"config": config.version_name, "docs": docs, "meta_fields": fields, "tokenizer": model_path or "default"}
+    key = {"config": config.chunks_version_name, "docs": docs, "meta_fields": fields,
+           "tokenizer": model_path or "default"}
     if STRATEGIES[config.strategy].embeds:  # semantic: its cuts follow the backend's vectors
         from ..index.onnx_backend import backend_from_env
 
@@ -70,9 +80,14 @@ def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockSt
     from .semantic import embedding_cache
 
     key = inputs_hash(config, parsed, model_path)
-    existing = store.manifest(config.version_name)
+    version = config.chunks_version_name
+    existing = store.manifest(version)
     if existing and existing.get("inputs") == key and not force:
-        return ChunkSetResult(config.version_name, False, existing)
+        return ChunkSetResult(version, False, existing)
+    if not force:
+        twin = stored_twin(config, parsed, store, model_path)
+        if twin is not None:
+            return _copy_twin(config, twin, key, store)
     counter = token_counter(model_path)
     chunks: list[Chunk] = []
     source_chars = 0
@@ -103,7 +118,7 @@ def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockSt
     table = chunks_to_table(chunks)
     df = table.select(["embedding_text", "source_text", "n_tokens", "over_limit"]).to_pandas()
     manifest = {
-        "chunk_set": config.name, "version": config.version_name, "strategy": config.strategy,
+        "chunk_set": config.name, "version": version, "strategy": config.strategy,
         "params": config.params, "header": config.header, "context_fields": list(config.context_fields),
         "inputs": key, "documents": len(records), "source_chars": source_chars,
         "model_max_tokens": counter.max_tokens, **chunk_set_stats(df, source_chars),
@@ -115,5 +130,40 @@ def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockSt
         "split_to_bound": notes.counts.get(SPLIT_NOTE, 0),
         "notes": notes.as_dict(),
     }
-    store.write(config.version_name, table, manifest)
-    return ChunkSetResult(config.version_name, True, manifest)
+    store.write(version, table, manifest)
+    return ChunkSetResult(version, True, manifest)
+
+
+def stored_twin(config: ChunkerConfig, parsed: pd.DataFrame, store: ChunkStore,
+                model_path: str | None = None) -> str | None:
+    """The version name of a complete stored chunk set of another name whose chunks this
+    configuration would reproduce exactly: same chunking hash (strategy, parameters, header,
+    code) and same inputs (documents, metadata, tokenizer). None when there is none."""
+    suffix = f"-{config.chunking_hash}"
+    if not store.root.is_dir():
+        return None
+    for folder in sorted(store.root.glob(f"*{suffix}")):
+        name = folder.name[:-len(suffix)]
+        if name == config.name or not folder.is_dir():
+            continue
+        manifest = store.manifest(folder.name)
+        twin = dataclasses.replace(config, name=name, enrich=None, description="")
+        if manifest and manifest.get("inputs") == inputs_hash(twin, parsed, model_path):
+            return folder.name
+    return None
+
+
+def _copy_twin(config: ChunkerConfig, twin: str, key: str, store: ChunkStore) -> ChunkSetResult:
+    """This configuration's chunk set from the stored Parquet of ``twin`` (no parsing, no
+    chunking): the same rows, ``chunk_set`` renamed."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(store.path(twin))
+    i = table.schema.get_field_index("chunk_set")
+    table = table.set_column(i, table.schema.field(i), pa.array([config.name] * table.num_rows, pa.string()))
+    manifest = {k: v for k, v in (store.manifest(twin) or {}).items() if k != "data_bytes"}
+    manifest.update({"chunk_set": config.name, "version": config.chunks_version_name, "inputs": key,
+                     "derived_from": twin})
+    store.write(config.chunks_version_name, table, manifest)
+    return ChunkSetResult(config.chunks_version_name, True, manifest, derived_from=twin)

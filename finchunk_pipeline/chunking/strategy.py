@@ -18,6 +18,9 @@ class Strategy:
     defaults: ClassVar[dict[str, Any]] = {}
     requires: ClassVar[str | None] = None  # an optional module the strategy imports (an extra)
     uses: ClassVar[tuple[str, ...]] = ()    # strategies it delegates to: their versions join its own
+    # "plain": cuts text without reading its structure (the baselines); "evidence": cuts along
+    # the document's own units (headings, tables, notes, turns); "other": neither
+    family: ClassVar[str] = "other"
     # the parameter bounding a chunk's characters of document text (its spans), or None;
     # override char_bound when the bound is not one parameter
     bound_param: ClassVar[str | None] = None

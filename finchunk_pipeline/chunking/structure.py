@@ -26,6 +26,9 @@ from .strategy import Strategy
 # "tables whole" (table_max_chars 0) holds for tables up to this size; a larger one (a
 # 60,000-row table) is split at row lines by the chunk-size bound (chunking/bound.py)
 WHOLE_TABLE_MAX_CHARS = 8000
+# a row group repeats its table's caption, header rows and unit on top of its own rows: the
+# bound leaves room for them, so the shared bound never cuts a row from its header
+ROW_GROUP_CONTEXT_CHARS = 600
 
 
 def notes_by_mark(doc: ParsedDocument) -> dict[str, list[Block]]:
@@ -92,18 +95,22 @@ def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list
 
 class Structure(Strategy):
     name = "structure"
+    family = "evidence"
     # 2: consecutive headings travel with the content below them
     # 3: caption paragraph travels with its table; optional row groups (table_max_chars)
     # 4: a paragraph longer than max_chars is split at sentence boundaries
     # 5: notes to the financial statements referred to ("Note 6", a row titled like a note) linked
-    version = "5"
+    # 6: the size bound leaves room for a row group's repeated table context (ROW_GROUP_CONTEXT_CHARS)
+    version = "6"
     defaults = {"max_chars": 800, "attach_notes": True, "table_max_chars": 0, "link_notes_chars": 600}
 
     def char_bound(self, params, doc=None, meta=None):
-        """Text up to max_chars and tables up to table_max_chars (whole tables, table_max_chars
-        0, up to WHOLE_TABLE_MAX_CHARS), plus link_notes_chars of linked notes."""
+        """Text up to max_chars; row groups up to table_max_chars of rows plus their repeated
+        caption / header / unit (ROW_GROUP_CONTEXT_CHARS); whole tables (table_max_chars 0) up to
+        WHOLE_TABLE_MAX_CHARS; plus link_notes_chars of linked notes."""
         p = self.resolve(params)
-        return max(p["max_chars"], p["table_max_chars"] or WHOLE_TABLE_MAX_CHARS) + p["link_notes_chars"]
+        tables = p["table_max_chars"] + ROW_GROUP_CONTEXT_CHARS if p["table_max_chars"] else WHOLE_TABLE_MAX_CHARS
+        return max(p["max_chars"], tables) + p["link_notes_chars"]
 
     def check(self, p, where):
         if p["max_chars"] <= 0:

@@ -157,6 +157,7 @@ def _speakers(turns: list[Turn]) -> str:
 
 class Transcript(Strategy):
     name = "transcript"
+    family = "evidence"
     version = "1"
     uses = ("structure",)  # documents that are not transcripts
     defaults = {"max_chars": 1500}

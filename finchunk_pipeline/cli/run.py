@@ -40,6 +40,10 @@ def register(sub) -> None:
     p.add_argument("-j", "--jobs", type=int, default=1,
                    help="chunk sets (and the xbrl branch) to run at once, each in its own process "
                         "and Dagster run (default: 1, one after the other)")
+    p.add_argument("--answers", nargs="?", const=20, type=int, default=None, metavar="N",
+                   help="also materialize the optional answers asset for N questions (default 20): each chunk "
+                        "set's context at the same budget side by side, answered by the model at "
+                        "FINCHUNK_ANSWER_BASE_URL when set")
     p.add_argument("-v", "--verbose", action="store_true", help="Dagster's own logs and full tracebacks")
     p.set_defaults(func=run)
 
@@ -83,7 +87,8 @@ def run(args) -> int:
     instance = DagsterInstance.get()
     changes = partition_changes(pipeline, instance)
     for c in [c for c in configs if c.name in changes.skipped]:
-        print(f"note: chunk set {c.name!r} skipped: {changes.skipped[c.name]} (pip install -e '.[baselines]')")
+        hint = "see README \"Enrichment\"" if "FINCHUNK_LLM" in changes.skipped[c.name] else "pip install -e '.[baselines]'"
+        print(f"note: chunk set {c.name!r} skipped: {changes.skipped[c.name]} ({hint})")
         configs.remove(c)
     print(f"corpus   {corpus.path}  ({len(corpus.documents)} documents, "
           f"{0 if corpus.questions is None else len(corpus.questions)} questions)")
@@ -106,7 +111,8 @@ def run(args) -> int:
         stop signal ends everything (KeyboardInterrupt)."""
         t0 = time.perf_counter()
         print(f"  {label} ...", flush=True)  # long stages print progress lines below it (stderr)
-        result = materialize(assets, instance=instance, resources=run_resources, run_config=quiet,
+        kwargs.setdefault("run_config", quiet)
+        result = materialize(assets, instance=instance, resources=run_resources,
                              raise_on_error=False, tags=tags, **kwargs)
         runs.append(result.run_id)
         if watch.received():  # Dagster took the signal inside the run and failed it as interrupted
@@ -134,6 +140,12 @@ def run(args) -> int:
                 step(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation",
                      selection=partitioned_assets(), partition_key=config.name)
             step(xbrl_label, selection=xbrl_assets())
+        if args.answers is not None:
+            from ..assets.answers import answers
+
+            answers_config = {"ops": {"answers": {"config": {"sample": args.answers}}}}
+            step(f"answers: {args.answers} questions side by side", selection=[answers],
+                 run_config={**(quiet or {}), **answers_config})
         step("evaluation_report", selection=[evaluation_report])
         print(f"finished in {time.perf_counter() - t_all:.1f}s")
         report = settings.out_dir / "evaluation.md"
@@ -239,8 +251,10 @@ def headline(markdown: str) -> str:
     """The report's first table section (recall at context budgets, global mode) and the
     point-in-time line: what a terminal shows; the files hold everything else."""
     sections = markdown.split("\n## ")
-    keep = [sections[0].split("\n")[0]] + [f"## {sec}" for sec in sections[1:2]]
-    keep += [f"## {sec}" for sec in sections[2:] if sec.startswith("Point-in-time")]
+    keep = [sections[0].split("\n")[0]] + [f"## {sec}" for sec in sections[1:] if sec.startswith("Summary")]
+    tables = [sec for sec in sections[1:] if sec.startswith("Recall (%) at context budgets")]
+    keep += [f"## {sec}" for sec in tables[:1]]
+    keep += [f"## {sec}" for sec in sections[1:] if sec.startswith("Point-in-time")]
     return "\n\n".join(k.strip() for k in keep) + "\n"
 
 

@@ -1,4 +1,9 @@
-"""``finchunk search``: top-k chunks of one chunk set for a query, with metadata filters."""
+"""``finchunk search``: top-k chunks of one chunk set for a query, with metadata filters.
+
+Routing is on by default: the query analyzer infers which documents the query is about
+(issuer, ticker, period, document type, from the documents' metadata), prints that route and
+applies it before ranking; ``--no-route`` searches without it. With ``--json`` the route is
+printed on stderr as one JSON object, and stdout stays the list of hits."""
 from __future__ import annotations
 
 import json
@@ -20,6 +25,9 @@ def register(sub) -> None:
     p.add_argument("--doc-type", help="document type, e.g. annual_report")
     p.add_argument("--fiscal-year", type=int, help="fiscal year")
     p.add_argument("--as-of", help="only documents filed on or before this date (YYYY-MM-DD or ISO datetime)")
+    p.add_argument("--no-route", action="store_true",
+                   help="do not route: by default the documents the query names (issuer, ticker, period, "
+                        "document type) are inferred, printed and searched first")
     p.add_argument("--corpus", help="corpus folder (default: the embedded data/corpus/default)")
     p.add_argument("--data", help="data root (default: data/store)")
     p.add_argument("--chunkers", help="chunker config file (default: data/chunkers.yaml)")
@@ -46,7 +54,7 @@ def choose_retriever(requested: str | None, index_dir) -> tuple[str, str]:
 def run(args) -> int:
     from dataclasses import replace
 
-    from ..index.search import Filters, resolve_chunk_set, search
+    from ..index.search import Filters, resolve_chunk_set, search_with_route
     from ..settings import Settings
     from ..workspace import Workspace
 
@@ -71,11 +79,16 @@ def run(args) -> int:
         if retriever in MODEL_RETRIEVERS:
             print(f"  loading the embedding model first (~{MODEL_LOAD_SECONDS} s; --retriever bm25 answers in "
                   "about a second) ...", file=sys.stderr, flush=True)
-    hits = search(args.query, version, args.k, retriever, filters, ws, args.model)
+    hits, route = search_with_route(args.query, version, args.k, retriever, filters, ws, args.model,
+                                    route=not args.no_route)
     if args.json:
+        if route is not None:
+            json.dump({"route": route.as_dict()}, sys.stderr, ensure_ascii=False)
+            sys.stderr.write("\n")
         json.dump([{**h.as_dict(), "retriever": retriever} for h in hits], sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
+    print(route.describe() if route is not None else "route: off (--no-route)")
     if not hits:
         print("no results" + (" (the filters exclude every document)" if filters.active() else ""))
         return 0

@@ -1,8 +1,10 @@
 """PNG figures of the evaluation report (matplotlib, Agg backend, imported lazily).
 
-- recall_vs_chars.png (headline): recall against characters delivered (the budget points
-  500..3000), one line per chunk set, global mode, one panel per retriever.
-- recall_by_type.png: recall@5 by question type, grouped bars per chunk set (global mode).
+- recall_vs_chars.png (headline): recall against the context budget, global mode, one panel
+  per retriever; the best evidence-aware chunk sets (solid) and the best plain splitters
+  (dashed) in colour and named, every other chunk set a thin grey line.
+- recall_by_type.png: recall@5 by question type as a heat map (chunk sets x types, the value
+  in each cell), global mode, one panel per retriever: readable with any number of sets.
 - header_ablation.png: recall at the 1500-character budget per strategy, with vs without header.
 """
 from __future__ import annotations
@@ -10,6 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .budget import REPORT_BUDGET
+
+HIGHLIGHT_EVIDENCE = 4
+HIGHLIGHT_PLAIN = 2
 
 
 def _plt():
@@ -25,29 +30,41 @@ def _global(report: dict) -> list[dict]:
     return [e for e in report["chunk_sets"] if e.get("mode") == "global" and e.get("curve")]
 
 
+def _at(e: dict, chars: int) -> float:
+    return next((p["recall"] or 0 for p in e.get("budget") or [] if p["chars"] == chars), 0.0)
+
+
 def recall_vs_chars(report: dict, path: Path) -> Path | None:
     entries = [e for e in _global(report) if e.get("budget")]
     if not entries:
         return None
     plt = _plt()
+    budget = (report.get("summary") or {}).get("recommend_budget") or REPORT_BUDGET
     retrievers = sorted({e["retriever"] for e in entries})
-    # one colour per strategy in every panel; solid = with context header, dashed = without
-    strategies = sorted({e["strategy"] for e in entries})
-    palette = plt.get_cmap("tab10" if len(strategies) <= 10 else "tab20")
-    colour = {st: palette(i % palette.N) for i, st in enumerate(strategies)}
-    fig, axes = plt.subplots(1, len(retrievers), figsize=(6.5 * len(retrievers), 4.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(retrievers), figsize=(7 * len(retrievers), 4.8), squeeze=False)
+    palette = plt.get_cmap("tab10")
     for ax, r in zip(axes[0], retrievers):
-        for e in sorted((e for e in entries if e["retriever"] == r), key=lambda e: e["name"]):
-            xs = [p["chars"] for p in e["budget"]]
-            ys = [100 * (p["recall"] or 0) for p in e["budget"]]
-            ax.plot(xs, ys, marker="o", linestyle="-" if e["header"] else "--", label=e["name"],
-                    color=colour[e["strategy"]])
-        ax.set_title(f"{r}, global: recall vs characters delivered")
-        ax.set_xlabel("context budget (characters of indexed text)")
+        mine = sorted((e for e in entries if e["retriever"] == r), key=lambda e: -_at(e, budget))
+        shown = ([e for e in mine if e.get("family") == "evidence"][:HIGHLIGHT_EVIDENCE]
+                 + [e for e in mine if e.get("family") == "plain"][:HIGHLIGHT_PLAIN])
+        names = {e["name"] for e in shown}
+        for e in mine:
+            if e["name"] in names:
+                continue
+            ax.plot([p["chars"] for p in e["budget"]], [100 * (p["recall"] or 0) for p in e["budget"]],
+                    color="0.8", linewidth=0.8, zorder=1)
+        for i, e in enumerate(shown):
+            ax.plot([p["chars"] for p in e["budget"]], [100 * (p["recall"] or 0) for p in e["budget"]],
+                    marker="o", markersize=3, linestyle="-" if e.get("family") == "evidence" else "--",
+                    color=palette(i % 10), label=f"{e['name']}{' (baseline)' if e.get('family') == 'plain' else ''}",
+                    zorder=2)
+        ax.set_xscale("log")
+        ax.set_title(f"{r}, global: recall vs context budget (grey: other chunk sets)")
+        ax.set_xlabel("context budget (characters delivered, log scale)")
         ax.set_ylabel("recall (%)")
         ax.set_ylim(0, 100)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -60,16 +77,23 @@ def recall_by_type(report: dict, path: Path) -> Path | None:
     if not entries or not types:
         return None
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(max(7, 1.6 * len(types)), 4.5))
-    width = 0.8 / len(entries)
-    for i, e in enumerate(entries):
-        ys = [100 * ((e["by_type"].get(t) or {}).get("recall") or 0) for t in types]
-        ax.bar([j + i * width for j in range(len(types))], ys, width, label=f"{e['name']} ({e['retriever']})")
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(types))], types, rotation=20)
-    ax.set_ylabel("recall@5 (%)")
-    ax.set_ylim(0, 100)
-    ax.set_title("Recall@5 by question type (global)")
-    ax.legend(fontsize=7, ncol=2)
+    retrievers = sorted({e["retriever"] for e in entries})
+    per = {r: sorted((e for e in entries if e["retriever"] == r), key=lambda e: e["name"]) for r in retrievers}
+    rows = max(len(v) for v in per.values())
+    fig, axes = plt.subplots(1, len(retrievers), figsize=(max(6, 1.1 * len(types) + 3) * len(retrievers),
+                                                          0.32 * rows + 2), squeeze=False)
+    for ax, r in zip(axes[0], retrievers):
+        sets = per[r]
+        grid = [[100 * (((e.get("by_type") or {}).get(t) or {}).get("recall") or 0) for t in types] for e in sets]
+        im = ax.imshow(grid, cmap="viridis", vmin=0, vmax=100, aspect="auto")
+        ax.set_xticks(range(len(types)), types, rotation=30, ha="right", fontsize=8)
+        ax.set_yticks(range(len(sets)), [e["name"] for e in sets], fontsize=8)
+        for i, row in enumerate(grid):
+            for j, v in enumerate(row):
+                ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=7,
+                        color="white" if v < 55 else "black")
+        ax.set_title(f"recall@5 by question type ({r}, global)")
+        fig.colorbar(im, ax=ax, fraction=0.03)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

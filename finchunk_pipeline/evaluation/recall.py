@@ -36,18 +36,22 @@ class QuestionScore:
 
 
 def score_question(question_id: str, question_type: str, gold: Sequence[GoldPassage],
-                   ranked: Sequence[RankedChunk], max_k: int) -> QuestionScore:
+                   ranked: Sequence, max_k: int) -> QuestionScore:
+    """``ranked``: DeliveredChunk (budget.py) or RankedChunk; characters at k are what the
+    context assembler delivers for the top k (repeated evidence and headers sent once)."""
+    from .budget import Assembler, DeliveredChunk
+
     score = QuestionScore(question_id, question_type, len(gold))
-    by_doc: dict[str, list[tuple[int, int]]] = {}
-    chars = 0
+    assembler = Assembler()
     for k in range(1, max_k + 1):
         if k <= len(ranked):
-            chunk = ranked[k - 1]
-            by_doc.setdefault(chunk.doc_id, []).extend(chunk.spans)
-            chars += chunk.n_chars
-        merged = {d: merge_spans(s) for d, s in by_doc.items()}
+            c = ranked[k - 1]
+            if not isinstance(c, DeliveredChunk):
+                c = DeliveredChunk(c.doc_id, c.spans, c.n_chars)
+            assembler.add(c)
+        merged = assembler.by_doc
         score.retrieved.append(sum(1 for d, s, e in gold if is_retrieved(s, e, merged.get(d, []))))
-        score.chars.append(chars)
+        score.chars.append(assembler.used)
     return score
 
 

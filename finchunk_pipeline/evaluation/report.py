@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..routing.report import routing_lines
 from ..storage import write_json, write_text
-from .budget import BUDGETS, REPORT_BUDGET
+from typing import Sequence
+
+from .budget import BUDGET_RULE, BUDGETS, REPORT_BUDGET
+from .compare import family_comparison, recommend_budget, recommendations
 from .containment import SKIP_TYPES
 
 HEADLINE_K = 3
-MODE_ORDER = {"global": 0, "filtered": 1, "expanded": 2}
+MODE_ORDER = {"global": 0, "filtered": 1, "routed": 2}
 
 
 def _pt(k_curve: list[dict], k: int, key: str):
@@ -26,11 +30,23 @@ def _bt(b_curve: list[dict], chars: int, key: str = "recall"):
     return None
 
 
-def build_report(corpus: str, questions: int, entries: list[dict], excluded: dict | None = None) -> dict:
+def build_report(corpus: str, questions: int, entries: list[dict], excluded: dict | None = None,
+                 budgets: Sequence[int] | None = None, doc_types: dict[str, str] | None = None,
+                 gold_lengths: Sequence[int] | None = None) -> dict:
     """entries: one per (chunk set, retriever, mode): the chunk set's stats + RetrievalEvaluation.summary().
-    Ordered global mode first, then filtered, then expanded; by retriever, then chunk set."""
-    order = sorted(entries, key=lambda e: (MODE_ORDER.get(e.get("mode", ""), 9), e.get("retriever", ""), e["name"]))
-    return {"corpus": corpus, "questions": questions, "budgets": list(BUDGETS), "chunk_sets": order,
+    Ordered by mode (global first), retriever, then recall at the recommendation budget (best
+    first). ``doc_types``: question id -> its documents' type (for the per-type
+    recommendation); ``gold_lengths``: the gold passages' lengths (for the recommendation
+    budget). The per-question recalls the comparisons need are dropped from the result."""
+    budgets = sorted(budgets or {p["chars"] for e in entries for p in e.get("budget") or []} or BUDGETS)
+    rb = recommend_budget(budgets, gold_lengths or [])
+    order = sorted(entries, key=lambda e: (MODE_ORDER.get(e.get("mode", ""), 9), e.get("retriever", ""),
+                                           -(_bt(e.get("budget"), rb) or 0), e["name"]))
+    summary = {"recommend_budget": rb, "families": family_comparison(entries, budgets),
+               "recommendations": recommendations(entries, rb, doc_types or {})}
+    slim = [{k: v for k, v in e.items() if k != "per_question"} for e in order]
+    return {"corpus": corpus, "questions": questions, "budgets": list(budgets), "budget_rule": BUDGET_RULE,
+            "summary": summary, "chunk_sets": slim,
             "excluded": excluded or {"questions_on_rejected_documents": 0, "question_ids": [], "documents": []}}
 
 
@@ -46,13 +62,56 @@ def _kb(n):
 
 RULES = (
     "**Rules.** A gold passage counts as retrieved when ≥ 50% of its characters are covered by the delivered "
-    "chunks' spans; unanswerable questions are left out. *Budget*: chunks are delivered in rank order, costing "
-    "their indexed characters (header + text), until the budget; the last chunk is cut at the budget and credits "
-    "only the prefix of its spans within budget (its header first, covering nothing). *Precision / IoU*: "
+    "chunks' spans; unanswerable questions are left out. *Budget* (rule v2, a context assembler): chunks are "
+    "taken in rank order, each paying for the characters it adds that earlier chunks did not already deliver "
+    "(repeated or overlapping evidence is sent once) plus its context header the first time that header is "
+    "sent, until the budget; the last chunk is cut at the budget (header first, covering nothing). Chunk sets "
+    "with `expand` deliver each retrieved chunk as its bounded parent (small-to-big). *Precision / IoU*: "
     "delivered vs gold document characters at k = 5 and at 1500 characters. *Containment*: the reference answer "
     "in the delivered indexed text (numbers compared as values after removing thousands separators, currency "
     f"and %), {', '.join(sorted(SKIP_TYPES))} questions skipped. *Modes*: global = whole index; filtered = "
-    "restricted to the question's documents; expanded = global with bounded parent expansion.")
+    "restricted to the question's documents; routed = global with the documents the query analyzer infers from "
+    "the question text and the documents' metadata (a filter when confident, a boost otherwise, nothing when no "
+    "issuer is named). *Gains*: paired bootstrap over questions (2,000 resamples); "
+    "95% interval in brackets; a win needs the whole interval above 0.")
+
+
+def _pp(x) -> str:
+    return "–" if x is None else f"{100 * x:+.1f}"
+
+
+def _summary_section(report: dict) -> list[str]:
+    summary = report.get("summary") or {}
+    fams, recs = summary.get("families") or [], summary.get("recommendations") or []
+    if not fams and not recs:
+        return []
+    out = ["## Summary", ""]
+    if recs:
+        out += [f"**Recommended policy** (chosen by this evaluation: the evidence-aware, token-safe chunk set "
+                f"with the best recall at {summary['recommend_budget']:,} characters, global mode; the budget "
+                f"holds about three gold passages and is never under 1,500):", "",
+                "| retriever | document type | questions | recommended | recall | best plain splitter | recall "
+                "| gain [95% CI] | win |", "|---|---|---:|---|---:|---|---:|---|---|"]
+        for r in recs:
+            ci = f"{_pp(r.get('gain'))} [{_pp(r.get('ci_low'))}, {_pp(r.get('ci_high'))}]" if "gain" in r else "–"
+            name = f"**{r['recommended']}**" + ("" if r.get("token_safe", True) else " (not token-safe: "
+                                                  "no token-safe evidence-aware set declared)")
+            out.append(f"| {r['retriever']} | {r['doc_type']} | {r['questions']} | {name} | "
+                       f"{_fmt(r['recall'])} | {r.get('best_plain', '–')} | {_fmt(r.get('plain_recall'))} | {ci} | "
+                       f"{'yes' if r.get('win') else 'no'} |")
+        out.append("")
+    if fams:
+        out += ["**Best evidence-aware policy vs best plain splitter** (fixed, recursive, fixed_tokens, "
+                "LangChain, chonkie), same retriever, same budget, same questions:", "",
+                "| retriever | mode | budget | evidence-aware | recall | plain | recall | gain [95% CI] | win |",
+                "|---|---|---:|---|---:|---|---:|---|---|"]
+        for r in fams:
+            ci = f"{_pp(r.get('gain'))} [{_pp(r.get('ci_low'))}, {_pp(r.get('ci_high'))}]" if "gain" in r else "–"
+            out.append(f"| {r['retriever']} | {r['mode']} | {r['budget']:,} | {r['evidence']} | "
+                       f"{_fmt(r['evidence_recall'])} | {r['plain']} | {_fmt(r['plain_recall'])} | {ci} | "
+                       f"{'yes' if r.get('win') else 'no'} |")
+        out.append("")
+    return out
 
 
 def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
@@ -66,6 +125,7 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
                   f"documents {', '.join(ex['documents'])}; ids {', '.join(ids[:10])}"
                   f"{' …' if len(ids) > 10 else ''}). See parse_report.json.", ""]
     sets = report["chunk_sets"]
+    lines += _summary_section(report)
     lines += _chunk_notes(sets)
     if not sets:
         lines.append("No chunk sets were evaluated.")
@@ -74,26 +134,29 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
         lines.append("This corpus has no labelled questions: nothing to score. Chunk sets built:")
         lines.append("")
     modes = sorted({e.get("mode", "–") for e in sets}, key=lambda m: MODE_ORDER.get(m, 9))
+    budgets = report.get("budgets") or list(BUDGETS)
     if any(e.get("budget") for e in sets):
         for mode in modes:
             rows = [e for e in sets if e.get("mode", "–") == mode and e.get("budget")]
             if not rows:
                 continue
             lines += [f"## Recall (%) at context budgets — {mode} mode", "",
-                      "| chunk set | strategy | header | retriever | " + " | ".join(f"R@{b}ch" for b in BUDGETS)
+                      "| chunk set | strategy | header | retriever | " + " | ".join(f"R@{b}ch" for b in budgets)
                       + f" | full@{REPORT_BUDGET}ch | prec@{REPORT_BUDGET}ch | IoU@{REPORT_BUDGET}ch "
                         f"| answer@{REPORT_BUDGET}ch | index KB | dup× |",
-                      "|---|---|---|---|" + "---:|" * (len(BUDGETS) + 6)]
+                      "|---|---|---|---|" + "---:|" * (len(budgets) + 6)]
             for e in rows:
                 lines.append(
-                    f"| {e['name']} | {e['strategy']} | {'yes' if e['header'] else 'no'} | {e.get('retriever', '–')} | "
-                    + " | ".join(_fmt(_bt(e['budget'], b)) for b in BUDGETS)
+                    f"| {_label(e)} | {e['strategy']} | {'yes' if e['header'] else 'no'} | {e.get('retriever', '–')} | "
+                    + " | ".join(_fmt(_bt(e['budget'], b)) for b in budgets)
                     + f" | {_fmt(_bt(e['budget'], REPORT_BUDGET, 'full_coverage'))}"
                     f" | {_fmt((e.get('precision') or {}).get('value_at_budget'))}"
                     f" | {_fmt((e.get('iou') or {}).get('value_at_budget'))}"
                     f" | {_fmt((e.get('answer_containment') or {}).get('value_at_budget'))}"
                     f" | {_kb(e.get('index_bytes_retriever', e.get('index_bytes')))} | {e.get('duplication', 0):.2f} |")
             lines.append("")
+            if mode == "routed":
+                lines += routing_lines(rows)
     if plots:
         lines += ["## Plots", ""] + [f"![{name}]({path})" for name, path in plots.items()] + [""]
     lines += ["## Recall (%) at k", "",
@@ -135,7 +198,23 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
                           _fmt(g.get("answer_containment"))]
             lines.append(f"| {e['name']} | {e.get('retriever', '–')} | {e.get('mode', '–')} | " + " | ".join(cells) + " |")
     lines += _point_in_time_section(report.get("point_in_time"))
+    lines += _optional_sections(report)
     return "\n".join(lines) + "\n"
+
+
+def _label(e: dict) -> str:
+    tags = [t for t in ("baseline" if e.get("family") == "plain" else "",
+                        f"expand {e['expand']:,}" if e.get("expand") else "") if t]
+    return e["name"] + (f" ({', '.join(tags)})" if tags else "")
+
+
+def _optional_sections(report: dict) -> list[str]:
+    """Retrieval with / without enrichment (enrichment_report.py) and answers side by side
+    (answers.py), when the report has them."""
+    from .answers import answers_section
+    from .enrichment_report import enrichment_section
+
+    return enrichment_section(report.get("enrichment")) + answers_section(report.get("answers"))
 
 
 def _chunk_notes(sets: list[dict]) -> list[str]:

@@ -1,11 +1,20 @@
 """Score one retriever over one chunk set against a corpus's labelled questions.
 
-Per question: recall@k / full coverage / characters for k = 1..10 (``recall.py``), recall and
-full coverage at fixed character budgets (``budget.py``), character precision and IoU
-(``precision.py``) and answer containment (``containment.py``), each at k = 5 whole chunks and
-at a 1500-character budget. Modes: ``global`` (whole index), ``filtered`` (restricted to the
-question's documents) and ``expanded`` (global ranking, each chunk delivered with its bounded
-parent expansion: only when an expander is passed, see ``evaluate_retriever``).
+Per question: recall@k / full coverage / characters for k = 1..``max_k`` (``recall.py``),
+recall and full coverage at character budgets (``budget.py``; configurable, default 500 to
+8,000), character precision and IoU (``precision.py``) and answer containment
+(``containment.py``), each at k = 5 whole chunks and at a 1500-character budget. Modes:
+``global`` (whole index), ``filtered`` (restricted to the question's documents) and ``routed``
+(the route the query analyzer infers from the question text and the documents' metadata:
+only when a router is passed, see ``routing/search.py``).
+
+A chunk set's policy may deliver each retrieved chunk as its bounded parent (small-to-big:
+``expand`` in the chunker config, ``chunking/expand.py``): pass an ``expander`` and every
+mode delivers the expansions, under the chunk's own context header, through the same
+context assembler (``budget.py``) as every other policy.
+
+``per_question`` in the summary keeps each answerable question's recall at every budget (in
+question order), so two chunk sets can be compared question by question (``compare.py``).
 """
 from __future__ import annotations
 
@@ -19,14 +28,14 @@ from ..chunking.store import spans_of
 from .budget import BUDGETS, REPORT_BUDGET, BudgetScore, DeliveredChunk, budget_curve, deliver, score_budgets
 from .containment import contains_answer, scorable
 from .precision import precision_iou
-from .recall import QuestionScore, RankedChunk, by_type, curve, score_question
+from .recall import QuestionScore, by_type, curve, score_question
 
-MAX_K = 10
+MAX_K = 50
 REPORT_K = 5
-DEPTH = 64            # chunks retrieved per question: enough to fill the largest budget
+DEPTH = 100           # chunks retrieved per question: enough to fill the largest budget
 MODES = ("global", "filtered")
-EXPANDED = "expanded"
-ALL_MODES = MODES + (EXPANDED,)
+ROUTED = "routed"
+ALL_MODES = MODES + (ROUTED,)
 
 # Difficult slices (question types), reported separately.
 SLICES = {
@@ -34,8 +43,8 @@ SLICES = {
     "footnotes": ("footnote", "table_and_note", "text_and_note", "proxy_footnote"),
 }
 
-# expander(row) -> (raw spans, text) of the chunk at that row of chunks.parquet, expanded to its
-# bounded parent context (chunking.expand.expand_chunk)
+# expander(row) -> (raw spans, source text) of the chunk at that row of chunks.parquet, expanded
+# to its bounded parent context (chunking.expand.expand_chunk)
 Expander = Callable[[int], tuple[Sequence[tuple[int, int]], str]]
 
 
@@ -57,6 +66,8 @@ class RetrievalEvaluation:
     questions: int
     scores: list[QuestionScore]
     extras: list[QuestionExtras] = field(default_factory=list)
+    budgets: Sequence[int] = BUDGETS
+    max_k: int = MAX_K
 
     def _answerable(self):
         return [(s, x) for s, x in zip(self.scores, self.extras) if s.n_gold > 0]
@@ -90,7 +101,7 @@ class RetrievalEvaluation:
             "mode": self.mode,
             "questions": self.questions,
             "answerable": sum(1 for s in self.scores if s.n_gold),
-            "curve": curve(self.scores, MAX_K),
+            "curve": curve(self.scores, self.max_k),
             "by_type": by_type(self.scores, REPORT_K),
         }
         if not self.extras:
@@ -100,7 +111,13 @@ class RetrievalEvaluation:
         ck, nk = self._containment("contained_k")
         cb, _ = self._containment("contained_b")
         out.update({
-            "budget": budget_curve([x.budget for x in self.extras], BUDGETS),
+            "budget": budget_curve([x.budget for x in self.extras], self.budgets),
+            "per_question": {
+                "ids": [s.question_id for s, _ in self._answerable()],
+                "types": [s.question_type for s, _ in self._answerable()],
+                "recall": {str(b): [round(x.budget.recall(b), 6) for _, x in self._answerable()]
+                           for b in self.budgets},
+            },
             "precision": {"k": REPORT_K, "value": self._mean("precision_k"),
                           "chars": REPORT_BUDGET, "value_at_budget": self._mean("precision_b")},
             "iou": {"k": REPORT_K, "value": self._mean("iou_k"),
@@ -123,15 +140,17 @@ def _list(v) -> list:
 
 def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, questions: pd.DataFrame,
                        mode: str = "global", max_k: int = MAX_K, expander: Expander | None = None,
-                       depth: int = DEPTH) -> RetrievalEvaluation:
+                       depth: int = DEPTH, budgets: Sequence[int] = BUDGETS, router=None) -> RetrievalEvaluation:
     """``chunks`` rows must be in the retriever's row order (chunks.parquet order); columns
     doc_id, spans, embedding_text (+ source_text for the header length, optional).
-    Mode ``expanded`` needs ``expander``: the global ranking, each chunk replaced by its
-    expanded spans, costing the length of its expanded text (no header)."""
+    With ``expander`` every retrieved chunk is delivered as its expansion (the policy's
+    small-to-big delivery), costing its header plus the expanded text.
+    Mode ``routed`` needs ``router`` (routing.search.Router): it ranks from the question texts only."""
     if mode not in ALL_MODES:
         raise ValueError(f"unknown evaluation mode {mode!r}; known: {ALL_MODES}")
-    if mode == EXPANDED and expander is None:
-        raise ValueError("mode 'expanded' needs an expander (chunking.expand)")
+    if mode == ROUTED and router is None:
+        raise ValueError("mode 'routed' needs a router (routing.search.Router)")
+    budgets = tuple(sorted(set(budgets) | {REPORT_BUDGET}))
     gold = gold_spans(passages)
     spans = [spans_of(v) for v in chunks["spans"]]
     doc_ids = chunks["doc_id"].to_numpy()
@@ -145,21 +164,25 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     allowed = None
     if mode == "filtered":
         allowed = [np.isin(doc_ids, _list(q["doc_ids"])) for q in qs]
-    hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed)
+    if mode == ROUTED:
+        hits = router.search_many(retriever, [q["question"] for q in qs], max(max_k, depth))
+    else:
+        hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed)
+
+    def delivered_chunk(r: int) -> DeliveredChunk:
+        h = int(header[r])
+        head = texts[r][:h]
+        if expander is None:
+            return DeliveredChunk(doc_ids[r], spans[r], int(n_chars[r]), h, texts[r], head)
+        ex_spans, ex_text = expander(r)
+        return DeliveredChunk(doc_ids[r], list(ex_spans), h + len(ex_text), h, head + ex_text, head)
+
     scores, extras = [], []
     for q, ranked in zip(qs, hits):
         gold_list = [gold[p] for p in _list(q["gold_passages"])]
-        if mode == EXPANDED:
-            delivered = []
-            for r, _ in ranked:
-                ex_spans, ex_text = expander(r)
-                delivered.append(DeliveredChunk(doc_ids[r], list(ex_spans), len(ex_text), 0, ex_text))
-        else:
-            delivered = [DeliveredChunk(doc_ids[r], spans[r], int(n_chars[r]), int(header[r]), texts[r])
-                         for r, _ in ranked]
-        ranked_chunks = [RankedChunk(c.doc_id, c.spans, c.n_chars) for c in delivered[:max_k]]
-        score = score_question(q["question_id"], q["question_type"], gold_list, ranked_chunks, max_k)
-        x = QuestionExtras(score_budgets(q["question_id"], q["question_type"], gold_list, delivered, BUDGETS))
+        delivered = [delivered_chunk(r) for r, _ in ranked]
+        score = score_question(q["question_id"], q["question_type"], gold_list, delivered, max_k)
+        x = QuestionExtras(score_budgets(q["question_id"], q["question_type"], gold_list, delivered, budgets))
         if gold_list:
             merged_k, _, _ = deliver(delivered, k=REPORT_K)
             merged_b, _, _ = deliver(delivered, budget=REPORT_BUDGET)
@@ -171,4 +194,4 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
             x.contained_b = contains_answer(answer, deliver(delivered, budget=REPORT_BUDGET)[2])
         scores.append(score)
         extras.append(x)
-    return RetrievalEvaluation(retriever.name, mode, len(qs), scores, extras)
+    return RetrievalEvaluation(retriever.name, mode, len(qs), scores, extras, budgets, max_k)

@@ -9,14 +9,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from .retriever import BM25Retriever
+from .analyzer import DEFAULT_ANALYZER
+from .documents import document_texts
+from .retriever import DEFAULT_DOC_PRIOR, BM25Retriever
 
 KNOWN = ("bm25", "dense", "hybrid")
 NEEDS = {"bm25": ("bm25",), "dense": ("dense",), "hybrid": ("bm25", "dense")}
 
 
-def build_bm25(chunks: pd.DataFrame, folder: str | Path) -> BM25Retriever:
-    retriever = BM25Retriever.build(chunks["embedding_text"].tolist())
+def build_bm25(chunks: pd.DataFrame, folder: str | Path, analyzer: str = DEFAULT_ANALYZER,
+               doc_prior: float = DEFAULT_DOC_PRIOR) -> BM25Retriever:
+    """``chunks``: doc_id, embedding_text, source_text, view_spans (the last two give the
+    documents' text for the document prior)."""
+    doc_ids = chunks["doc_id"].tolist() if doc_prior else None
+    doc_texts = document_texts(chunks) if doc_prior else None
+    retriever = BM25Retriever.build(chunks["embedding_text"].tolist(), analyzer, doc_ids, doc_texts, doc_prior)
     retriever.save(Path(folder) / "bm25")
     return retriever
 

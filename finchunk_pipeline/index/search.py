@@ -11,6 +11,11 @@ doc_type, fiscal_year, filed_at):
 * ``as_of``        only documents filed on or before this date (a date includes that
                    whole day, UTC; a datetime is compared as is). Documents with no filing
                    date are excluded under as_of: nothing dated after T may leak in.
+
+Routing (``route=True``; ``finchunk search`` routes by default): the query analyzer
+(``routing/``) infers from the query text which of the documents the filters allow it is
+about, and the ranking applies its route — a hard filter, a boost, or nothing
+(``search_with_route`` also returns the route, to show it).
 """
 from __future__ import annotations
 
@@ -117,13 +122,29 @@ def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
         configs = {}
     if chunk_set in configs:
         version = configs[chunk_set].version_name
-        if ws.chunks.manifest(version) is None:
+        if ws.chunks.manifest(configs[chunk_set].chunks_version_name) is None:
             raise ValueError(f"chunk set {chunk_set!r} ({version}) is not built under {ws.root}: run `finchunk run` first")
         return version
     same_name = [p.name for p in built if p.name.rsplit("-", 1)[0] == chunk_set]
     if same_name:
         return same_name[-1]
     raise ValueError(f"unknown chunk set {chunk_set!r}; built: {[p.name for p in built]}")
+
+
+def _chunks_version(ws: Workspace, version: str) -> str:
+    """Where a chunk-set version's chunks are stored: under the version itself, or, for an
+    enriched version, under its chunking-only version (chunking/config.py)."""
+    if ws.chunks.manifest(version) is not None:
+        return version
+    try:
+        from ..chunking.config import load_chunker_configs
+
+        for c in load_chunker_configs(ws.settings.chunkers_file):
+            if c.version_name == version:
+                return c.chunks_version_name
+    except ValueError:
+        pass
+    return version
 
 
 class Searcher:
@@ -143,32 +164,63 @@ class Searcher:
         if not index_exists(retriever, index_dir):
             raise ValueError(f"no {retriever} index for {self.version} under {index_dir} "
                              f"(dense: false in the chunker config, or not built yet)")
-        self.chunks = ws.chunks.read(self.version, columns=["chunk_id", "doc_id", "spans", "section_path",
+        self.chunks = ws.chunks.read(_chunks_version(ws, self.version), columns=["chunk_id", "doc_id", "spans", "section_path",
                                                             "display_text"])
         self._manifest: pd.DataFrame | None = None
+        self._router = None      # the router over every document (routing/search.py), built on first use
         self.retriever = load_retriever(retriever, index_dir, self.chunks, model_path, ws.settings.embeddings_dir)
 
-    def manifest(self) -> pd.DataFrame:
+    def manifest(self, need: str = "filters need") -> pd.DataFrame:
         if self._manifest is None:
             if not self.ws.manifest_path.exists():
-                raise ValueError(f"{self.ws.manifest_path} is missing: filters need the parsed manifest "
+                raise ValueError(f"{self.ws.manifest_path} is missing: {need} the parsed manifest "
                                  "(run `finchunk run`)")
             self._manifest = pd.read_parquet(self.ws.manifest_path)
         return self._manifest
 
-    def search(self, query: str | Sequence[str], k: int = 5,
-               filters: Filters | None = None) -> list[Hit] | list[list[Hit]]:
-        """Top-k chunks for ``query`` (a list of queries gives a list of lists)."""
+    def router(self, mask: np.ndarray | None = None):
+        """A router over the documents ``mask`` allows (all of them when None)."""
+        from ..routing import Catalog
+        from ..routing.search import Router
+
+        manifest = self.manifest("routing needs (or turn it off)")
+        if mask is None:
+            if self._router is None:
+                self._router = Router(Catalog.from_frame(manifest), self.chunks["doc_id"].tolist())
+            return self._router
+        allowed = set(self.chunks["doc_id"][mask])
+        return Router(Catalog.from_frame(manifest[manifest["doc_id"].isin(allowed)]), self.chunks["doc_id"].tolist())
+
+    def search(self, query: str | Sequence[str], k: int = 5, filters: Filters | None = None,
+               route: bool = False) -> list[Hit] | list[list[Hit]]:
+        """Top-k chunks for ``query`` (a list of queries gives a list of lists); ``route``: apply
+        the query analyzer's route (see the module docstring)."""
+        return self.search_with_route(query, k, filters, route)[0]
+
+    def search_with_route(self, query: str | Sequence[str], k: int = 5, filters: Filters | None = None,
+                          route: bool = True):
+        """(hits, route): as ``search``; the route is a ``routing.Route`` per query (a list for a
+        list of queries), None when routing is off."""
         chunks = self.chunks
         mask = None
         if filters is not None and filters.active():
             mask = row_mask(chunks["doc_id"].tolist(), self.manifest(), filters)
         single = isinstance(query, str)
         queries = [query] if single else list(query)
+        routes = None
         if mask is not None and not mask.any():
             results: list[list] = [[] for _ in queries]
+        elif route:
+            router = self.router(mask)
+            results = router.search_many(self.retriever, queries, k, [mask] * len(queries))
+            routes = router.last_routes
         else:
             results = self.retriever.search_many(queries, k, None if mask is None else [mask] * len(queries))
+        if route and routes is None:  # every document filtered out: the route of an empty catalog
+            from ..routing import Catalog, analyze
+
+            empty = Catalog.build([])
+            routes = [analyze(q, empty) for q in queries]
         out = []
         for hits in results:
             rows = []
@@ -179,11 +231,21 @@ class Searcher:
                                 section=" > ".join(list(section)) if section is not None else "",
                                 display_text=c["display_text"], score=float(score)))
             out.append(rows)
-        return out[0] if single else out
+        if single:
+            return out[0], (routes[0] if routes is not None else None)
+        return out, routes
 
 
 def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
            filters: Filters | None = None, workspace: Workspace | None = None,
-           model_path: str | None = None) -> list[Hit] | list[list[Hit]]:
-    """Top-k chunks of ``chunk_set`` for ``query`` (a list of queries gives a list of lists)."""
-    return Searcher(chunk_set, retriever, workspace, model_path).search(query, k, filters)
+           model_path: str | None = None, route: bool = False) -> list[Hit] | list[list[Hit]]:
+    """Top-k chunks of ``chunk_set`` for ``query`` (a list of queries gives a list of lists);
+    ``route``: apply the query analyzer's route (see the module docstring)."""
+    return Searcher(chunk_set, retriever, workspace, model_path).search(query, k, filters, route)
+
+
+def search_with_route(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
+                      filters: Filters | None = None, workspace: Workspace | None = None,
+                      model_path: str | None = None, route: bool = True):
+    """(hits, route): as ``search``, with the route (None when ``route`` is False)."""
+    return Searcher(chunk_set, retriever, workspace, model_path).search_with_route(query, k, filters, route)

@@ -1,0 +1,16 @@
+"""Enrichment: a short context written for each chunk and indexed beside it.
+
+An enrichment never replaces or edits a chunk: the chunk's ``source_text`` and ``spans`` stay
+the evidence, the enrichment is a separate text (a second *representation* of the chunk) that
+retrieval may search. Each record names what produced it (``enricher``, ``enricher_version``:
+the enricher's code/prompt version, model and parameters) and carries the chunk's spans, so
+retrieval through the enrichment is scored by the chunk's source spans like everything else.
+
+- ``model``: the enricher declaration of a chunk set (``enrich:`` in chunkers.yaml), its
+  version id, the chunk hash the cache is keyed by, the Parquet schema;
+- ``structural``: the offline default, deterministic, from the parsed blocks;
+- ``llm``: an OpenAI-compatible chat endpoint (off unless declared; URL, model and key
+  from the environment), through ``client.ChatClient``;
+- ``cache``: enrichments by (enricher version, chunk hash), shared by chunk sets and corpora;
+- ``build``: the enriched set of one chunk-set version, built from its stored chunks.
+"""

@@ -1,0 +1,85 @@
+"""A cache of generated texts by (namespace, key), shared by chunk sets and corpora.
+
+Enrichments are cached under ``<data root>/enrichment_cache/<enricher version id>/`` keyed by
+the chunk hash (``model.chunk_hash``: everything the enricher read), so an unchanged chunk is
+enriched once per enricher version, whichever chunk set or corpus it appears in; answers of
+the ``answers`` asset use the same cache under ``answers-<model>-…``. Like the embedding
+cache: Parquet shards written atomically (a crash keeps the shards already written, so an
+interrupted LLM run resumes where it stopped), compacted into one beyond MAX_SHARDS.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..storage import safe_name, write_parquet
+
+MAX_SHARDS = 64
+CACHE_SCHEMA = pa.schema([("key", pa.string()), ("text", pa.string()),
+                          ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64())])
+
+
+class TextCache:
+    def __init__(self, root: str | Path, namespace: str):
+        self.root = Path(root)
+        self.folder = self.root / safe_name(namespace)
+
+    def _shards(self) -> list[Path]:
+        return sorted(self.folder.glob("shard-*.parquet")) if self.folder.is_dir() else []
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, dict]:
+        """{key: {"text", "prompt_tokens", "completion_tokens"}} for the keys found."""
+        wanted = sorted(set(keys))
+        found: dict[str, dict] = {}
+        if not wanted:
+            return found
+        arr = pa.array(wanted, type=pa.string())
+        for shard in self._shards():
+            try:
+                t = pq.read_table(shard, filters=pc.field("key").isin(arr))
+            except (FileNotFoundError, OSError):  # compacted away by a concurrent writer
+                continue
+            for row in t.to_pylist():
+                found.setdefault(row["key"], {"text": row["text"], "prompt_tokens": row["prompt_tokens"] or 0,
+                                              "completion_tokens": row["completion_tokens"] or 0})
+        return found
+
+    def put_many(self, records: Sequence[dict]) -> None:
+        """records: {"key", "text", "prompt_tokens", "completion_tokens"} (one new shard)."""
+        if not records:
+            return
+        table = pa.Table.from_pylist([{"key": r["key"], "text": r["text"],
+                                       "prompt_tokens": int(r.get("prompt_tokens") or 0),
+                                       "completion_tokens": int(r.get("completion_tokens") or 0)}
+                                      for r in records], schema=CACHE_SCHEMA)
+        write_parquet(self.folder / self._name(), table)
+        self._maybe_compact()
+
+    @staticmethod
+    def _name(suffix: str = "") -> str:
+        return f"shard-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}{suffix}.parquet"
+
+    def _maybe_compact(self) -> None:
+        shards = self._shards()
+        if len(shards) <= MAX_SHARDS:
+            return
+        tables = []
+        for s in shards:
+            try:
+                tables.append(pq.read_table(s))
+            except (FileNotFoundError, OSError):
+                continue
+        if not tables:
+            return
+        merged = pa.concat_tables(tables)
+        _, first = np.unique(np.asarray(merged.column("key").to_pylist(), dtype=object), return_index=True)
+        write_parquet(self.folder / self._name("-c"), merged.take(pa.array(np.sort(first))))
+        for s in shards:  # only the shards merged above; concurrent new shards stay
+            s.unlink(missing_ok=True)
