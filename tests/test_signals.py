@@ -16,6 +16,7 @@ import time
 import pytest
 from dagster import DagsterInstance, DagsterRun, DagsterRunStatus
 
+from finchunk_pipeline.chunking.strategy import Strategy
 from finchunk_pipeline.cli.process import (HOST_TAG, PID_TAG, START_TAG, process_alive, process_start,
                                            reap_orphaned_runs, run_tags)
 from finchunk_pipeline.settings import PROJECT_ROOT
@@ -101,28 +102,14 @@ def test_signal_stops_finchunk_run_and_marks_its_run(tmp_path, default_corpus_co
     assert all(r.tags.get(PID_TAG) == str(proc.pid) for r in runs)
 
 
-class SignalsItself:
+class SignalsItself(Strategy):
     """A strategy that sends this process a signal while chunking: the signal lands inside a
     Dagster step, deterministically."""
 
     name = "signals_itself"
-    version = "1"
-    defaults: dict = {}
-    requires = None
-    uses = ()
-    bound_param = None
 
     def __init__(self, sig):
         self.sig = sig
-
-    def available(self):
-        return True
-
-    def validate(self, params, where=""):
-        pass
-
-    def char_bound(self, params, doc=None, meta=None):
-        return None
 
     def pieces(self, doc, params, meta):
         os.kill(os.getpid(), self.sig)
