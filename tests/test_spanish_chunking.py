@@ -89,3 +89,31 @@ def test_spanish_headings_in_text_documents():
     assert (3, "Nota 7 — Impuesto sobre beneficios") in es and (2, "Datos fundamentales para el inversor") in es
     en = headings({"language": "en"})
     assert en == headings(None) and (2, "Informe de gestión") not in en
+
+
+ES_CALL = """Iberia Energía — Conferencia de resultados del cuarto trimestre de 2024
+
+Presentación
+
+Operador: Buenos días y bienvenidos a la conferencia de resultados de Iberia Energía.
+
+Javier Ruiz Díaz -- Consejero Delegado: Gracias. Las ventas crecieron un 2,2 % en el ejercicio.
+
+Turno de preguntas
+
+Operador: La primera pregunta es de Marta López, de Análisis Bursátil Ibérico.
+
+Marta López -- Analista, Análisis Bursátil Ibérico: ¿Qué esperan para el margen en 2025?
+
+Javier Ruiz Díaz -- Consejero Delegado: Esperamos un margen estable.
+"""
+
+
+def test_spanish_transcript_roles_and_sections():
+    from finchunk_pipeline.parse.transcript import parse
+
+    turns = [b for b in parse("c", ES_CALL, {"language": "es"}).blocks if b.kind == "turn"]
+    roles = [(b.attrs["speaker"], b.attrs["role"]) for b in turns]
+    assert roles == [("Operador", "operator"), ("Javier Ruiz Díaz", "executive"), ("Operador", "operator"),
+                     ("Marta López", "analyst"), ("Javier Ruiz Díaz", "executive")]
+    assert turns[3].section_path[-1] == "Turno de preguntas"
