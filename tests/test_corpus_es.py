@@ -91,3 +91,19 @@ def test_end_to_end_spanish_analysis_from_the_language_column(corpus):
     assert any("ejercicio" in c.embedding_text or "Informe anual" in c.embedding_text for c in chunks)
     assert recall_es > recall_en, (recall_es, recall_en)
     assert recall_es >= 0.8, recall_es
+
+
+def test_spanish_point_in_time_questions_answered_from_facts(corpus):
+    """The es corpus's point-in-time questions (a 2023 figure as first published, then as
+    restated in the 2024 report) parse and are answered from its ESEF-like facts, no look-ahead."""
+    from finchunk_pipeline.xbrl.answer import parse_question, score_point_in_time
+    from finchunk_pipeline.xbrl.store import FactsStore
+
+    store = FactsStore()
+    store.load_path(ES)
+    r = score_point_in_time(corpus.questions, store, corpus.documents)
+    assert (r["total"], r["unparsed"]) == (8, 0)
+    assert r["correct"] == 8, [(x["question"], x["expected"], x["predicted"], x["error"]) for x in r["rows"]]
+    q = parse_question("A 30 de marzo de 2025, ¿cuál era el resultado de explotación de Iberia Energía de 2023 "
+                       "publicado, en millones de euros?")
+    assert q.fiscal_year == 2023 and q.locale == "es" and "ifrs-full:ProfitLossFromOperatingActivities" in q.concepts

@@ -27,6 +27,9 @@ class Labels:
         return self.doc_types.get(value, value)
 
 
+MONTHS_ES = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
+             "noviembre", "diciembre")
+
 LABELS: dict[str, Labels] = {
     "en": Labels(),
     "es": Labels(

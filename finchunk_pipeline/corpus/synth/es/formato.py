@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-MESES = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-         "noviembre", "diciembre")
+from ....lang.labels import MONTHS_ES as MESES
 
 
 def num(tenths: int) -> str:
