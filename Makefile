@@ -1,11 +1,12 @@
 # The two commands of a fresh machine:
 #   make run    create .venv, install the project, run the whole pipeline on the embedded corpus
+#   make run-es the same on the Spanish embedded corpus (data/corpus/es)
 #   make test   the test suite (installs first if needed)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: run test ui bench clean
+.PHONY: run run-es test ui bench clean
 
 $(BIN)/finchunk: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +16,10 @@ $(BIN)/finchunk: pyproject.toml
 
 run: $(BIN)/finchunk
 	$(BIN)/finchunk run
+
+# the Spanish embedded corpus (data/corpus/es), its own report under out/es
+run-es: $(BIN)/finchunk
+	$(BIN)/finchunk run --corpus data/corpus/es --out out/es
 
 test: $(BIN)/finchunk
 	$(BIN)/python -m pytest

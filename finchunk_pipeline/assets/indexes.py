@@ -4,8 +4,10 @@ import time
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
-from ..index.analyzer import get_analyzer
+import pyarrow.parquet as pq
+
 from ..index.documents import document_texts
+from ..index.languages import document_languages, languages_key
 from ..index.retrievers import build_bm25
 from ..storage import read_json, write_json
 from .chunks import chunk_sets
@@ -15,6 +17,20 @@ from .resources import PipelineResource
 
 # 2: the analyzer (index/analyzer.py) and the document prior (index/retriever.py) join the key
 BM25_VERSION = "2"
+
+
+def bm25_languages(pipeline: PipelineResource, ws) -> tuple[dict[str, str], str | None, str]:
+    """({doc_id: analysis language} from the parsed documents' ``language`` column, the
+    forced language or None, the key part naming the analyzers: index/languages.py)."""
+    analyzer, _ = pipeline.bm25_settings()
+    override = pipeline.bm25_forced_language()
+    cols = pq.read_schema(ws.manifest_path).names
+    table = pq.read_table(ws.manifest_path, columns=[c for c in ("doc_id", "language") if c in cols])
+    doc_ids = table.column("doc_id").to_pylist()
+    values = table.column("language").to_pylist() if "language" in cols else [None] * len(doc_ids)
+    langs = document_languages(doc_ids, values, override)
+    key = languages_key(analyzer, set(langs.values()))
+    return langs, override, key + (f":forced={override}" if override else "")
 
 
 def _representations_bm25(context, pipeline: PipelineResource, config, ws, folder, chunks_manifest) -> dict:
@@ -30,15 +46,16 @@ def _representations_bm25(context, pipeline: PipelineResource, config, ws, folde
     if em is None:
         raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
     analyzer, prior = pipeline.bm25_settings()
+    langs, override, lang_key = bm25_languages(pipeline, ws)
     key = (f"{chunks_manifest['inputs']}:{em['inputs']}:{BM25_VERSION}:{REPRESENTATION_VERSION}:"
-           f"{get_analyzer(analyzer).key}:prior={prior:g}")
+           f"{lang_key}:prior={prior:g}")
     if marker.exists() and read_json(marker).get("inputs") == key:
         return {"built": False, **read_json(marker)}
     chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "embedding_text",
                                                                   "source_text", "view_spans"])
     texts = representation_texts(chunks, store.read(config.version_name, columns=["chunk_id", "enrichment_text"]))
     vocab = build_representation_bm25(texts, folder, analyzer, chunks["doc_id"].tolist(),
-                                      document_texts(chunks) if prior else None, prior)
+                                      document_texts(chunks) if prior else None, prior, langs, override)
     write_json(marker, {"inputs": key, "enricher_version": em["enricher_version"], "vocabulary": vocab})
     pipeline.push(*(rep_dir(folder, r) / "bm25" for r in INDEXED), marker)
     context.log.info(f"{config.version_name}: BM25 over the representations {list(vocab)} built")
@@ -49,18 +66,19 @@ def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, conf
     ws = pipeline.workspace()
     folder = ws.index_dir(config.version_name)
     marker = folder / "bm25.json"
-    pipeline.pull(ws.chunks.dir(config.chunks_version_name), folder / "bm25", marker)
+    pipeline.pull(ws.chunks.dir(config.chunks_version_name), ws.manifest_path, folder / "bm25", marker)
     chunks_manifest = ws.chunks.manifest(config.chunks_version_name)
     if chunks_manifest is None:
         raise RuntimeError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
     analyzer, prior = pipeline.bm25_settings()
-    key = f"{chunks_manifest['inputs']}:{BM25_VERSION}:{get_analyzer(analyzer).key}:prior={prior:g}"
+    langs, override, lang_key = bm25_languages(pipeline, ws)
+    key = f"{chunks_manifest['inputs']}:{BM25_VERSION}:{lang_key}:prior={prior:g}"
     built = False
     t0 = time.perf_counter()
     if not (marker.exists() and read_json(marker).get("inputs") == key):
         chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "embedding_text",
                                                                 "source_text", "view_spans"])
-        retriever = build_bm25(chunks, folder, analyzer, prior)
+        retriever = build_bm25(chunks, folder, analyzer, prior, langs, override)
         write_json(marker, {"inputs": key, "chunks": len(chunks), "vocabulary": len(retriever.index.vocab),
                             **retriever.describe()})
         built = True

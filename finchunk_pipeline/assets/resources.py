@@ -34,6 +34,10 @@ class PipelineResource(ConfigurableResource):
     retrievers: str = ""
     # BM25's lexical analyzer (index/analyzer.py); "" = FINCHUNK_BM25_ANALYZER or "finance"
     bm25_analyzer: str = ""
+    # analyse every document and query in this language instead of the corpus's ``language``
+    # column ("" = FINCHUNK_BM25_LANGUAGE or the column; e.g. "en" to measure the English
+    # analyzer on a Spanish corpus)
+    bm25_language: str = ""
     # weight of the document-level score in BM25 ranking (index/retriever.py); "" =
     # FINCHUNK_DOC_PRIOR or 1.0; 0 ranks chunks by their own BM25 score alone
     doc_prior: str = ""
@@ -131,6 +135,16 @@ class PipelineResource(ConfigurableResource):
         if prior < 0:
             raise ValueError(f"doc_prior / FINCHUNK_DOC_PRIOR must be >= 0, got {prior}")
         return analyzer, prior
+
+    def bm25_forced_language(self) -> str | None:
+        """The language forced on every document and query of BM25, or None (the corpus's)."""
+        from ..lang.codes import STEMMERS
+
+        value = (self.bm25_language or os.environ.get("FINCHUNK_BM25_LANGUAGE") or "").strip().lower()
+        if value and value not in STEMMERS:
+            raise ValueError(f"bm25_language / FINCHUNK_BM25_LANGUAGE: unsupported language {value!r}; "
+                             f"supported: {sorted(STEMMERS)}")
+        return value or None
 
     def budget_list(self) -> tuple[int, ...]:
         """The context budgets (characters) the evaluation scores."""

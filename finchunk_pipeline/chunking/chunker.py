@@ -16,7 +16,16 @@ from .registry import STRATEGIES
 def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter=None) -> list[Chunk]:
     """The strategy's pieces, held to the strategy's declared character bound (bound.py:
     a piece with no structural split point is cut by characters as a last resort, and
-    noted), then turned into chunks."""
+    noted), then turned into chunks. The document's language (``meta["language"]``, English
+    without) is the current language meanwhile (lang/current.py: sentences, note words)."""
+    from ..lang.codes import normalise
+    from ..lang.current import document_language
+
+    with document_language(normalise(meta.get("language"), f"document {doc.doc_id}")):
+        return _chunk_document(config, doc, meta, counter)
+
+
+def _chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter=None) -> list[Chunk]:
     strategy = STRATEGIES[config.strategy]
     pieces = strategy.pieces(doc, config.params, meta)
     pieces, split = enforce_char_bound(doc, pieces, strategy.char_bound(config.params, doc, meta))

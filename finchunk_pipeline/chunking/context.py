@@ -56,7 +56,12 @@ def context_header(meta: dict[str, Any], section_path: tuple[str, ...], fields: 
                    speaker: str = "") -> str:
     """A compact context line, e.g. ``Northwind plc — Annual report 2024 > Key figures``.
 
-    fields: title, issuer, period (FY or period end), doc_type, section, speaker."""
+    fields: title, issuer, period (FY or period end), doc_type, section, speaker. The labels
+    (period, doc_type) are in the document's language (``meta["language"]``, lang/labels.py;
+    e.g. "ejercicio 2024", "periodo cerrado el 31/12/2024"), English by default."""
+    from ..lang.labels import labels
+
+    lab = labels(meta.get("language") if isinstance(meta.get("language"), str) else None)
     title = str(meta.get("title") or "").strip()
     parts: list[str] = []
     for f in fields:
@@ -69,13 +74,13 @@ def context_header(meta: dict[str, Any], section_path: tuple[str, ...], fields: 
             pe = meta.get("period_end")
             if fy is not None and str(fy) not in ("", "nan", "<NA>", "None") and str(fy) not in title:
                 try:
-                    parts.append(f"FY{int(float(fy))}")
+                    parts.append(lab.year(int(float(fy))))
                 except (TypeError, ValueError):
                     parts.append(str(fy))
             if pe is not None and str(pe) not in ("", "nan", "NaT", "<NA>", "None"):
-                parts.append(f"period ended {str(pe)[:10]}")
+                parts.append(lab.period(str(pe)[:10]))
         elif f == "doc_type" and meta.get("doc_type"):
-            parts.append(str(meta["doc_type"]))
+            parts.append(lab.doc_type(str(meta["doc_type"])))
         elif f == "section":
             parts.extend(p for p in section_path if p and p != title)
         elif f == "speaker" and speaker:

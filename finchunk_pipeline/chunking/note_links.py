@@ -6,6 +6,10 @@ or "(refer to Note 7, Income Taxes)", a key-figures row "Operating profit" is ex
 "Note N …") and, for a chunk, the notes it refers to — by number in its text, or by a table
 row label equal to a note's title — and returns each note's heading and opening text as exact
 view spans, bounded in characters, to be attached to the chunk as extra spans.
+
+The note word follows the document's language (``lang/current.py``): "Note 6" in English,
+also "Nota 6" / "notas 6" in Spanish, Italian ("Nota"), French ("Note"), German
+("Anmerkung", "Erläuterung"). English documents read exactly the English patterns.
 """
 from __future__ import annotations
 
@@ -18,6 +22,24 @@ from ..parse.model import Block, BlockKind, ParsedDocument
 NOTE_HEADING = re.compile(r"^[#\s]*note\s+(\d{1,2})\b[\s.:\-–—]*(.*)$", re.I)
 NOTE_REF = re.compile(r"\bnotes?\s+(\d{1,2})\b", re.I)
 _WORDS = re.compile(r"[a-z]+")
+_NOTE_WORDS = {"es": r"notas?", "it": r"note|nota", "fr": r"notes?", "de": r"anmerkung(?:en)?|erläuterung(?:en)?"}
+_PATTERNS: dict[str, tuple[re.Pattern, re.Pattern]] = {"en": (NOTE_HEADING, NOTE_REF)}
+
+
+def note_patterns(language: str | None = None) -> tuple[re.Pattern, re.Pattern]:
+    """(heading, reference) patterns of the note word of ``language`` (default: the current
+    document's language), English ones included ("Note 6" is also written in Spanish text)."""
+    from ..lang.current import current_language
+
+    language = language or current_language()
+    if language not in _PATTERNS:
+        words = _NOTE_WORDS.get(language)
+        if words is None:
+            return _PATTERNS["en"]
+        _PATTERNS[language] = (
+            re.compile(rf"^[#\s]*(?:note|{words})\s+(?:n[.º°]\s*)?(\d{{1,2}})\b[\s.:\-–—]*(.*)$", re.I),
+            re.compile(rf"\b(?:notes?|{words})\s+(?:n[.º°]\s*)?(\d{{1,2}})\b", re.I))
+    return _PATTERNS[language]
 
 
 def title_key(text: str) -> str:
@@ -41,12 +63,13 @@ def note_sections(doc: ParsedDocument, max_chars: int) -> tuple[dict[int, NoteSe
     characters, not evidence."""
     from .sentence import split_sentences
 
+    heading_re = note_patterns()[0]
     by_number: dict[int, NoteSection] = {}
     blocks = doc.blocks
     for i, b in enumerate(blocks):
         if b.kind != BlockKind.HEADING:
             continue
-        m = NOTE_HEADING.match(b.text)
+        m = heading_re.match(b.text)
         if not m or int(m.group(1)) in by_number:
             continue
         note = NoteSection(int(m.group(1)), m.group(2).strip(), b, [(b.vstart, b.vend)], [b.block_id])
@@ -74,7 +97,7 @@ def referenced_notes(text: str, section_path: tuple[str, ...], by_number: dict[i
     """Notes a chunk refers to, in order, within ``max_chars`` of linked text in total; a
     note is never linked from inside itself."""
     found: list[NoteSection] = []
-    for m in NOTE_REF.finditer(text):
+    for m in note_patterns()[1].finditer(text):
         note = by_number.get(int(m.group(1)))
         if note is not None and note not in found:
             found.append(note)

@@ -29,7 +29,7 @@ from .tokens import token_counter
 
 # documents a strategy that prepares in bulk (semantic: one batched embedding call) gets at once
 PREPARE_GROUP = 256
-META_FIELDS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end", "filed_at")
+META_FIELDS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end", "filed_at", "language")
 
 
 @dataclass

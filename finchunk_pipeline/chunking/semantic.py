@@ -135,10 +135,14 @@ class Semantic(Strategy):
         """Embed the sentences of many documents in one call (one length-sorted sequence of
         batches through the embedding cache) before ``pieces`` reads them one document at a
         time from the process memo."""
+        from ..lang.codes import normalise
+        from ..lang.current import document_language
+
         p = self.resolve(params)
         texts: list[str] = []
-        for doc, _ in docs:
-            units, _, _, embedded = self._units(doc, p)
+        for doc, meta in docs:
+            with document_language(normalise((meta or {}).get("language"), f"document {doc.doc_id}")):
+                units, _, _, embedded = self._units(doc, p)
             view = doc.view_text
             texts.extend(view[s:e] for ((s, e), _), keep in zip(units, embedded) if keep)
         if texts:

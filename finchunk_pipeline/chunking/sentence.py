@@ -5,6 +5,11 @@ sentence keeps its exact span. It does not split after abbreviations (``U.S.``, 
 ``No. 5``, ``approx.``, initials), inside numbers (``$1.2 million``, ``3.5%``), before a
 lower-case continuation, or inside parentheses opened in the same sentence. Pre-tokenised
 text (``... respectively . the company ...``, as in FinQA) splits at a free-standing period.
+
+Languages: ``split_sentences(..., language=...)`` (default: the language of the document
+being chunked, ``lang/current.py``). English is the rule above, unchanged. Spanish adds its
+abbreviations (``S.A.``, ``Sr.``, ``Dña.``, ``núm.``, ``art.``, ``pág.``, ``aprox.`` …), reads
+accented words before a period, and lets a sentence open with ``¿``, ``¡`` or ``«``.
 """
 from __future__ import annotations
 
@@ -22,20 +27,31 @@ mon tue wed thu fri sat sun e.g i.e u.s u.k u.n e.u a.m p.m cf al ca op yr yrs m
 bn mn mln bil tr pts
 """.split())
 
+ABBREVIATIONS_ES = frozenset("""
+sa sau sl slu sr sra sres sras srta d dña dn don dr dra lic ing prof excmo excma ilmo ilma
+núm num nº no art arts pág págs pag pags cap caps vol tomo ed apdo aprox p ej etc cía cia
+vid op cit ib ibid ud uds vd vds dcha izq tel fax av avda c.p e.g i.e ee.uu ee uu
+ene feb mar abr may jun jul ago sep sept oct nov dic
+mill mills mll mm bn est inc corp ltd plc nv ag gmbh
+""".split())
+_ABBREVIATIONS = {"en": ABBREVIATIONS, "es": ABBREVIATIONS_ES}
+_OPENERS = {"es": "¿¡«"}
+
 # candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace
 _BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)")
 _BLANK_LINE = re.compile(r"\n\s*\n")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.&]*)\.$")
+_WORD_BEFORE_UNICODE = re.compile(r"((?<![^\W\d_])[^\W\d_][^\W\d_.&]*(?:\.[^\W\d_]+)*)\.$")
 
 
-def _is_abbreviation(text: str, dot: int) -> bool:
+def _is_abbreviation(text: str, dot: int, language: str = "en") -> bool:
     """``text[dot] == '.'``: does the word ending at it look like an abbreviation?"""
     lo = max(0, dot - 20)
-    m = _WORD_BEFORE.search(text, lo, dot + 1)
+    m = (_WORD_BEFORE if language == "en" else _WORD_BEFORE_UNICODE).search(text, lo, dot + 1)
     if not m:
         return False
     word = m.group(1).lower().rstrip(".")
-    if word in ABBREVIATIONS:
+    if word in _ABBREVIATIONS.get(language, ABBREVIATIONS):
         return True
     if len(word) == 1:  # an initial: "J. Smith", "Class A. shares" (rare)
         return True
@@ -44,10 +60,16 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     return False
 
 
-def split_sentences(text: str, start: int = 0, end: int | None = None, min_chars: int = 1) -> list[tuple[int, int]]:
+def split_sentences(text: str, start: int = 0, end: int | None = None, min_chars: int = 1,
+                    language: str | None = None) -> list[tuple[int, int]]:
     """Sentence ranges tiling ``text[start:end]`` (whitespace trimmed at edges).
 
     Paragraph breaks (a blank line) always end a sentence."""
+    if language is None:
+        from ..lang.current import current_language
+
+        language = current_language()
+    openers = "\"'“‘([$€£" + _OPENERS.get(language, "")
     end = len(text) if end is None else end
     # blank lines always split
     cuts: list[int] = [m.start() for m in _BLANK_LINE.finditer(text, start, end)]
@@ -64,12 +86,12 @@ def split_sentences(text: str, start: int = 0, end: int | None = None, min_chars
         if punct == ".":
             free = m.start() > start and text[m.start() - 1] == " "  # pre-tokenised " . "
             if not free:
-                if _is_abbreviation(text, m.start() + len(m.group(0).rstrip("\"'”’)]")) - 1):
+                if _is_abbreviation(text, m.start() + len(m.group(0).rstrip("\"'”’)]")) - 1, language):
                     # "No. 5", "U.S. Treasury", "Inc. reported": an abbreviation is a boundary
                     # only when it closes a sentence followed by a clear new one, which we
                     # cannot tell reliably; keep it together
                     continue
-                if not (nxt.isupper() or nxt.isdigit() or nxt in "\"'“‘([$€£"):
+                if not (nxt.isupper() or nxt.isdigit() or nxt in openers):
                     continue
         else:
             if nxt.islower():

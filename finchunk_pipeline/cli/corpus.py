@@ -15,6 +15,8 @@ def register(subparsers) -> None:
     synth.add_argument("--seed", type=int, default=None, help="random seed (default: the shipped corpus seed)")
     synth.add_argument("--issuers", type=int, default=None,
                        help="scale: N issuers per document class (default: the shipped default corpus)")
+    synth.add_argument("--language", default="en", choices=("en", "es"),
+                       help="en: the default corpus (data/corpus/default); es: the Spanish corpus (data/corpus/es)")
     synth.add_argument("-v", "--verbose", action="store_true")
     synth.set_defaults(func=_synth)
 
@@ -37,7 +39,15 @@ def _synth(args: argparse.Namespace) -> int:
     from finchunk_pipeline.corpus.synth import DEFAULT_SEED, generate
     seed = DEFAULT_SEED if args.seed is None else args.seed
     t0 = time.perf_counter()
-    counts = generate(args.out, seed=seed, issuers=args.issuers)
+    if getattr(args, "language", "en") == "es":
+        from finchunk_pipeline.corpus.synth.es import generate_es
+
+        if args.issuers is not None:
+            print("--issuers applies to the English corpus only")
+            return 2
+        counts = generate_es(args.out, seed=seed)
+    else:
+        counts = generate(args.out, seed=seed, issuers=args.issuers)
     print(f"wrote {args.out} (seed {seed}) in {time.perf_counter() - t0:.1f} s: "
           + ", ".join(f"{v} {k}" for k, v in counts.items()))
     return 0

@@ -12,6 +12,11 @@ Matching:
   followed by exactly three digits ("1,165") is ambiguous and matches either reading
   (1165 or 1.165). Unit words ("million") are not required: tables state them once.
 - other answers: case-folded, punctuation-stripped, whitespace-collapsed substring.
+
+With the question's language (``contains_answer(..., language)``; lang/numbers.py): in a
+comma-decimal locale (es, de, fr, it) numbers are read unambiguously by that locale
+("1.165" is 1165, "13,5" is 13.5) and text is also compared with accents folded ("energia"
+matches "Energía"). Without a language, or in English, the rules above, unchanged.
 """
 from __future__ import annotations
 
@@ -53,26 +58,41 @@ def _f(s: str) -> float:
         return float("nan")
 
 
-def numbers_in(text: str) -> list[set[float]]:
+def locale_values(token: str, language: str) -> set[float]:
+    """The value of a number token in a comma-decimal locale (one value, never ambiguous)."""
+    t = token
+    for ch in _THIN:
+        t = t.replace(ch, "")
+    return {_f(t.replace(".", "").replace(",", "."))}
+
+
+def numbers_in(text: str, language: str | None = None) -> list[set[float]]:
+    from ..lang.numbers import COMMA_DECIMAL
+
+    if language in COMMA_DECIMAL:
+        return [locale_values(m.group(0), language) for m in _NUM.finditer(text)]
     return [number_values(m.group(0)) for m in _NUM.finditer(text)]
 
 
-def normalise_text(text: str) -> str:
+def normalise_text(text: str, fold_accents: bool = False) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
+    if fold_accents:
+        text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     text = re.sub(r"[^\w\s]", " ", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
-def contains_answer(answer: str, text: str) -> bool:
+def contains_answer(answer: str, text: str, language: str | None = None) -> bool:
     answer = str(answer)
-    wanted = numbers_in(answer)
+    language = None if language in (None, "en") else language
+    wanted = numbers_in(answer, language)
     if wanted:
         have: set[float] = set()
-        for values in numbers_in(text):
+        for values in numbers_in(text, language):
             have |= values
         return all(values & have for values in wanted)
-    a = normalise_text(answer)
-    return bool(a) and f" {a} " in f" {normalise_text(text)} "
+    a = normalise_text(answer, language is not None)
+    return bool(a) and f" {a} " in f" {normalise_text(text, language is not None)} "
 
 
 def scorable(question_type: str, answer) -> bool:

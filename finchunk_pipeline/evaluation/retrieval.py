@@ -138,6 +138,15 @@ def _list(v) -> list:
     return list(v) if v is not None and not (isinstance(v, float) and v != v) else []
 
 
+def question_languages(retriever, questions: list[dict]) -> list[str | None] | None:
+    """Each question's language (its documents' language, as the retriever's index records
+    them), or None for a retriever that does not know languages (dense)."""
+    of = getattr(retriever, "question_language", None)
+    if of is None:
+        return None
+    return [of(_list(q.get("doc_ids"))) for q in questions]
+
+
 def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, questions: pd.DataFrame,
                        mode: str = "global", max_k: int = MAX_K, expander: Expander | None = None,
                        depth: int = DEPTH, budgets: Sequence[int] = BUDGETS, router=None) -> RetrievalEvaluation:
@@ -164,10 +173,14 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     allowed = None
     if mode == "filtered":
         allowed = [np.isin(doc_ids, _list(q["doc_ids"])) for q in qs]
+    # a question's language is its documents' language (index/languages.py): BM25 analyses
+    # it in that language and answer containment reads its numbers in that locale
+    langs = question_languages(retriever, qs)
+    lang_kw = {"languages": langs} if langs is not None else {}
     if mode == ROUTED:
-        hits = router.search_many(retriever, [q["question"] for q in qs], max(max_k, depth))
+        hits = router.search_many(retriever, [q["question"] for q in qs], max(max_k, depth), **lang_kw)
     else:
-        hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed)
+        hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed, **lang_kw)
 
     def delivered_chunk(r: int) -> DeliveredChunk:
         h = int(header[r])
@@ -178,7 +191,7 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
         return DeliveredChunk(doc_ids[r], list(ex_spans), h + len(ex_text), h, head + ex_text, head)
 
     scores, extras = [], []
-    for q, ranked in zip(qs, hits):
+    for i, (q, ranked) in enumerate(zip(qs, hits)):
         gold_list = [gold[p] for p in _list(q["gold_passages"])]
         delivered = [delivered_chunk(r) for r, _ in ranked]
         score = score_question(q["question_id"], q["question_type"], gold_list, delivered, max_k)
@@ -190,8 +203,9 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
             x.precision_b, x.iou_b = precision_iou(merged_b, gold_list)
         answer = q.get("answer")
         if scorable(q["question_type"], answer):
-            x.contained_k = contains_answer(answer, deliver(delivered, k=REPORT_K)[2])
-            x.contained_b = contains_answer(answer, deliver(delivered, budget=REPORT_BUDGET)[2])
+            lang = langs[i] if langs is not None else None
+            x.contained_k = contains_answer(answer, deliver(delivered, k=REPORT_K)[2], lang)
+            x.contained_b = contains_answer(answer, deliver(delivered, budget=REPORT_BUDGET)[2], lang)
         scores.append(score)
         extras.append(x)
     return RetrievalEvaluation(retriever.name, mode, len(qs), scores, extras, budgets, max_k)

@@ -18,6 +18,16 @@ with the index (``bm25/retriever.json``) and a query is always analysed as the i
 
 Measured (README, "Evidence-aware chunking on real filings"): each step's effect on the
 three dev sets, at equal budget.
+
+Languages (``get_analyzer(name, language)``): each flavour exists once per analysis language
+(``lang/codes.py``). English is the analyzer above, unchanged (key ``finance-1.1``). Spanish,
+German, French and Italian use their Snowball stop words and stemmer (PyStemmer) and their
+number locale ("13.668,9" = 13668.9); Spanish also has its accounting vocabulary
+(``finance_terms_es.py``: "cuenta de resultados" adds the same ``§income_statement`` as
+"income statement"). An unsupported code is analysed language-neutrally (no stop words, no
+stemming, no vocabulary). Every non-English analyzer's key names its language and version
+("finance-es-1.1.1"), so an index built before a language's rules changed is rebuilt.
+How one index holds documents of several languages: ``index/languages.py``.
 """
 from __future__ import annotations
 
@@ -32,13 +42,22 @@ CONCEPT_PREFIX = "§"
 _FISCAL = re.compile(r"^fy(\d{2}|\d{4})$")
 
 
+# bump a language's entry when its stop words, number locale or vocabulary change
+LANGUAGE_VERSIONS = {"es": "1", "de": "1", "fr": "1", "it": "1", "xx": "1"}
+
+
 class Analyzer:
     name: ClassVar[str]
     version: ClassVar[str]
 
+    def __init__(self, language: str = "en") -> None:
+        self.language = language
+
     @property
     def key(self) -> str:
-        return f"{self.name}-{self.version}"
+        if self.language == "en":
+            return f"{self.name}-{self.version}"
+        return f"{self.name}-{self.language}-{self.version}.{LANGUAGE_VERSIONS[self.language]}"
 
     def terms(self, text: str) -> list[str]:
         """The terms of a document (chunk) text."""
@@ -54,15 +73,15 @@ class PlainAnalyzer(Analyzer):
     version = "1"
 
     def terms(self, text: str) -> list[str]:
-        return tokenize(text)
+        return tokenize(text, self.language)
 
 
-def _phrase_table(forms: dict[str, tuple[str, ...]]) -> dict[int, dict[tuple[str, ...], str]]:
+def _phrase_table(forms: dict[str, tuple[str, ...]], language: str = "en") -> dict[int, dict[tuple[str, ...], str]]:
     """{phrase length: {normalised tokens: concept}} for longest-first matching."""
     table: dict[int, dict[tuple[str, ...], str]] = {}
     for concept, names in forms.items():
         for name in names:
-            toks = tuple(tokenize(name))
+            toks = tuple(tokenize(name, language))
             if toks:
                 table.setdefault(len(toks), {})[toks] = concept
     return table
@@ -102,26 +121,32 @@ class FinanceAnalyzer(Analyzer):
     name = "finance"
     version = f"1.{VOCABULARY_VERSION}"
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = "en") -> None:
         import Stemmer  # PyStemmer: Snowball stemmers in C
 
-        self._stem = Stemmer.Stemmer("english").stemWord
-        self._concepts = _phrase_table(CONCEPTS)
-        self._metrics = _phrase_table({m: (m,) for m in METRICS})
+        from ..lang.codes import STEMMERS
+
+        super().__init__(language)
+        algorithm = STEMMERS.get(language)
+        self._stem = Stemmer.Stemmer(algorithm).stemWord if algorithm else str
+        concepts, metrics = vocabulary(language)
+        self._concepts = _phrase_table(concepts, language)
+        self._metrics = _phrase_table({m: (m,) for m in metrics}, language)
+        self._metric_parts = metrics
 
     @lru_cache(maxsize=200_000)
     def stem(self, word: str) -> str:
         return self._stem(word)
 
     def _analyse(self, text: str, query: bool) -> list[str]:
-        tokens = fiscal_years(tokenize(text))
+        tokens = fiscal_years(tokenize(text, self.language))
         words = [t if t[0].isdigit() else self.stem(t) for t in tokens]
         out = list(words)
         out += [f"{a}_{b}" for a, b in zip(words, words[1:]) if not (a[0].isdigit() or b[0].isdigit())]
         concepts = match_phrases(tokens, self._concepts)
         if query:
             for metric in match_phrases(tokens, self._metrics):
-                concepts.extend(METRICS[metric])
+                concepts.extend(self._metric_parts[metric])
         out += [CONCEPT_PREFIX + c for c in concepts]
         return out
 
@@ -132,12 +157,32 @@ class FinanceAnalyzer(Analyzer):
         return self._analyse(text, query=True)
 
 
+def vocabulary(language: str) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """(concepts, metrics) of a language's accounting vocabulary; empty where there is none."""
+    if language == "en":
+        return CONCEPTS, METRICS
+    if language == "es":
+        from .finance_terms_es import CONCEPTS_ES, METRICS_ES
+
+        return CONCEPTS_ES, METRICS_ES
+    return {}, {}
+
+
 ANALYZERS: dict[str, type[Analyzer]] = {a.name: a for a in (PlainAnalyzer, FinanceAnalyzer)}
 DEFAULT_ANALYZER = "finance"
 
 
+def get_analyzer(name: str = DEFAULT_ANALYZER, language: str = "en") -> Analyzer:
+    """The analyzer ``name`` for an analysis language (``lang.codes.normalise`` it first);
+    one shared instance per (name, language)."""
+    return _analyzer(name, language)
+
+
 @lru_cache(maxsize=None)
-def get_analyzer(name: str = DEFAULT_ANALYZER) -> Analyzer:
+def _analyzer(name: str, language: str) -> Analyzer:
     if name not in ANALYZERS:
         raise ValueError(f"unknown analyzer {name!r}; known: {sorted(ANALYZERS)}")
-    return ANALYZERS[name]()
+    if language != "en" and language not in LANGUAGE_VERSIONS:
+        raise ValueError(f"analyzer {name!r}: unknown analysis language {language!r}; "
+                         f"known: en, {', '.join(sorted(LANGUAGE_VERSIONS))}")
+    return ANALYZERS[name](language)

@@ -199,7 +199,7 @@ class DenseRetriever:
     def load(cls, folder: str | Path, embedder) -> "DenseRetriever":
         return cls(DenseIndex.load(folder), embedder)
 
-    def search_many(self, queries, k, allowed=None):
+    def search_many(self, queries, k, allowed=None, languages=None):  # languages: BM25 only
         if not len(queries):
             return []
         return self.index.search_many(self.embedder.embed_queries(list(queries)), k, allowed)

@@ -49,10 +49,15 @@ class HybridRetriever:
         self.bm25, self.dense = bm25, dense
         self.method, self.rrf_k, self.depth, self.weight = method, rrf_k, depth, weight
 
-    def search_many(self, queries, k, allowed=None):
+    def question_language(self, doc_ids):
+        return getattr(self.bm25, "question_language", lambda d: None)(doc_ids)
+
+    def search_many(self, queries, k, allowed=None, languages=None):
+        """``languages``: each query's language for BM25 (the dense model reads text as it is)."""
         depth = max(self.depth, k)
         # a BM25 score of exactly 0 means no query term matched: not a lexical candidate
-        lex = [[h for h in hits if h[1] != 0.0] for hits in self.bm25.search_many(queries, depth, allowed)]
+        lang_kw = {"languages": languages} if languages is not None else {}
+        lex = [[h for h in hits if h[1] != 0.0] for hits in self.bm25.search_many(queries, depth, allowed, **lang_kw)]
         sem = self.dense.search_many(queries, depth, allowed)
         if self.method == "rrf":
             return [rrf_fuse([a, b], k, self.rrf_k) for a, b in zip(lex, sem)]

@@ -53,11 +53,14 @@ class FusedRetriever:
         self.a, self.b, self.rrf_k, self.depth = a, b, rrf_k, depth
         self.name = getattr(a, "name", "fused")
 
-    def search_many(self, queries, k, allowed=None):
+    def question_language(self, doc_ids):
+        return getattr(self.a, "question_language", lambda d: None)(doc_ids)
+
+    def search_many(self, queries, k, allowed=None, languages=None):
         depth = max(self.depth, k)
         lists = []
         for r in (self.a, self.b):
-            hits = r.search_many(queries, depth, allowed)
+            hits = r.search_many(queries, depth, allowed, **({"languages": languages} if languages is not None else {}))
             if getattr(r, "name", "") == "bm25":
                 hits = [[h for h in q if h[1] != 0.0] for q in hits]
             lists.append(hits)
@@ -91,7 +94,8 @@ def load_representation(rep: str, name: str, index_dir: str | Path, chunks: pd.D
 
 def build_representation_bm25(texts: dict[str, Sequence[str]], index_dir: str | Path, analyzer: str | None = None,
                               doc_ids: Sequence[str] | None = None, doc_texts: dict[str, str] | None = None,
-                              doc_prior: float = 0.0) -> dict[str, int]:
+                              doc_prior: float = 0.0, doc_languages: dict[str, str] | None = None,
+                              language_override: str | None = None) -> dict[str, int]:
     """BM25 over each indexed representation, with the same analyzer and document prior as the
     chunk set's own index (so with / without enrichment differ by the text alone); returns the
     vocabulary size of each."""
@@ -100,7 +104,8 @@ def build_representation_bm25(texts: dict[str, Sequence[str]], index_dir: str | 
 
     out = {}
     for rep in INDEXED:
-        retriever = BM25Retriever.build(list(texts[rep]), analyzer or DEFAULT_ANALYZER, doc_ids, doc_texts, doc_prior)
+        retriever = BM25Retriever.build(list(texts[rep]), analyzer or DEFAULT_ANALYZER, doc_ids, doc_texts, doc_prior,
+                                        doc_languages, language_override)
         retriever.save(rep_dir(index_dir, rep) / "bm25")
         out[rep] = len(retriever.index.vocab)
     return out

@@ -18,12 +18,15 @@ NEEDS = {"bm25": ("bm25",), "dense": ("dense",), "hybrid": ("bm25", "dense")}
 
 
 def build_bm25(chunks: pd.DataFrame, folder: str | Path, analyzer: str = DEFAULT_ANALYZER,
-               doc_prior: float = DEFAULT_DOC_PRIOR) -> BM25Retriever:
+               doc_prior: float = DEFAULT_DOC_PRIOR, doc_languages: dict[str, str] | None = None,
+               language_override: str | None = None) -> BM25Retriever:
     """``chunks``: doc_id, embedding_text, source_text, view_spans (the last two give the
-    documents' text for the document prior)."""
-    doc_ids = chunks["doc_id"].tolist() if doc_prior else None
+    documents' text for the document prior); ``doc_languages``: {doc_id: analysis language}
+    (languages.document_languages), English without."""
+    doc_ids = chunks["doc_id"].tolist() if (doc_prior or doc_languages) else None
     doc_texts = document_texts(chunks) if doc_prior else None
-    retriever = BM25Retriever.build(chunks["embedding_text"].tolist(), analyzer, doc_ids, doc_texts, doc_prior)
+    retriever = BM25Retriever.build(chunks["embedding_text"].tolist(), analyzer, doc_ids, doc_texts, doc_prior,
+                                    doc_languages, language_override)
     retriever.save(Path(folder) / "bm25")
     return retriever
 

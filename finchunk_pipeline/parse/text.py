@@ -17,6 +17,10 @@ The view is the raw text (identity offsets): ``raw[block.start:block.end] == blo
 - footnotes: superscript digits (``Revenue¹``) and ``(1)`` after a row label or a word are
   cites; a line after a citing block starting with a cited mark (``(1) ...``, ``¹ ...``,
   ``1 ...``, ``* ...``) is a NOTE with ``mark``. Lone page numbers get ``furniture``.
+- Spanish documents (``meta["language"]`` "es"; English rules unchanged and first): ``Nota 7 —
+  ...`` lines are level-3 headings like ``Note 7``, and the sections of Spanish filings
+  (``Informe de gestión``, ``Cuentas anuales``, ``Datos fundamentales para el inversor``,
+  ``Memoria`` …, optionally numbered) are level-2 headings that also end a paragraph.
 """
 from __future__ import annotations
 
@@ -195,7 +199,34 @@ def _paren_cite_at(text: str, p: int) -> bool:
     return p >= 2 and text[p - 1].isspace() and _CITE_BEFORE.match(text, p - 2) is not None
 
 
+_ES_NOTE_HEAD = re.compile(r"^\s*nota\s+(?:n[.º°]\s*)?\d{1,2}\s*[.:\-–—]\s*\S", re.I)
+_ES_SECTION = re.compile(
+    r"^\s*(?:(?:\d{1,2}|[ivx]{1,4})[.)]\s+)?(?:informe de gesti[oó]n(?: consolidado)?|cuentas anuales(?: consolidadas)?|"
+    r"memoria(?: consolidada)?|informe de auditor[ií]a|estados financieros(?: consolidados)?|"
+    r"datos fundamentales para el inversor|documento de datos fundamentales|objetivos? y pol[ií]tica de inversi[oó]n|"
+    r"perfil de riesgo y remuneraci[oó]n|gastos|rentabilidad hist[oó]rica|informaci[oó]n pr[aá]ctica|"
+    r"informe anual de gobierno corporativo|estado de informaci[oó]n no financiera|folleto)\s*[.:]?\s*$", re.I)
+
+
+def _spanish() -> bool:
+    from ..lang.current import current_language
+
+    return current_language() == "es"
+
+
 def _line_heading_level(line: str) -> int:
+    level = _english_heading_level(line)
+    if level or not _spanish():
+        return level
+    s = line.strip()
+    if _ES_SECTION.match(s):
+        return 2
+    if _ES_NOTE_HEAD.match(s) and len(s) <= 120:
+        return 3
+    return 0
+
+
+def _english_heading_level(line: str) -> int:
     s = line.strip()
     if not s or len(s) > 200:
         return 0
@@ -220,11 +251,19 @@ def _heading_level_1_2(line: str) -> bool:
     s = line.strip()
     if not s or len(s) > 200:
         return False
-    return bool((_PART.match(s) and len(s) <= 120) or _ITEM.match(s))
+    return bool((_PART.match(s) and len(s) <= 120) or _ITEM.match(s) or (_spanish() and _ES_SECTION.match(s)))
 
 
 @without_gc
 def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
+    from ..lang.codes import normalise
+    from ..lang.current import document_language
+
+    with document_language(normalise((meta or {}).get("language"), f"document {doc_id}")):
+        return _parse(doc_id, text, meta)
+
+
+def _parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
     if text is None or not text.strip():
         raise ValueError(f"{doc_id}: text document is empty")
     d = _Doc(doc_id, text)
@@ -277,6 +316,8 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
     for k in tables:
         stop[k] = True
     maybe = [c in _NOTE_OR_PART_FIRST or c.isdecimal() for c in firsts]
+    if _spanish():  # Spanish section titles end a paragraph too: any line may start one
+        maybe = [not e for e in empty]
 
     i = 0
     while i < n:

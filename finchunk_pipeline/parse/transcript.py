@@ -72,6 +72,39 @@ _NOT_NAME = frozenset(
 )
 
 
+# Spanish transcripts (meta["language"] "es"): the same rules, Spanish words added (English
+# words still match); other languages read the English rules only
+_ES = {
+    "section": re.compile(_SECTION.pattern.replace("closing remarks)", "closing remarks|presentaci[oó]n|"
+                          "turno de preguntas|ronda de preguntas|preguntas y respuestas|participantes|analistas|"
+                          "directivos|aviso legal|comentarios finales)"), re.I),
+    "qa": re.compile(r"question|q\s*&\s*a|pregunta", re.I),
+    "participants": re.compile(r"participants|^analysts?$|^executives$|participantes|^analistas$|^directivos$", re.I),
+    "exec": re.compile(_EXEC.pattern[:-3] + r"|consejer[oa] delegad[oa]|director(?:a)? (?:financier[oa]|general)|"
+                       r"president[ea]|relaci[oó]n(?:es)? con inversores)\b", re.I),
+    "analyst": re.compile(_ANALYST.pattern + r"|\banalista\b|\ban[aá]lisis\b", re.I),
+    "operator": re.compile(r"^(?:operador(?:a)?|moderador(?:a)?)", re.I),
+}
+# names with accented letters ("Javier Ruiz Díaz", "Íñigo Muñoz")
+_NAME_ES = _NAME.replace("[A-Z]", "[A-ZÁÉÍÓÚÑÜ]").replace("[A-Za-z.'’\\-]", "(?:[^\\W\\d_]|[.'’\\-])")
+for _key, _rx_en in (("_RE_DASH_COLON", _RE_DASH_COLON), ("_RE_PAREN", _RE_PAREN), ("_RE_DASH_LINE", _RE_DASH_LINE),
+                     ("_RE_COLON", _RE_COLON)):
+    _ES[_key] = re.compile(_rx_en.pattern.replace(_NAME, _NAME_ES), _rx_en.flags)
+_ES["_INTRO"] = re.compile(
+    _INTRO.pattern.replace(_NAME, _NAME_ES).replace("(?:question|line)", "(?:question|line|pregunta)")
+    .replace("(?:comes|is coming|will come|is)\\s+from", "(?:comes|is coming|will come|is|es|viene)\\s+(?:from|de)")
+    .replace("(?:with|from|of|at|,)", "(?:with|from|of|at|de|,)"), _INTRO.flags)
+_EN = {"section": _SECTION, "qa": _QA, "participants": _PARTICIPANTS, "exec": _EXEC, "analyst": _ANALYST,
+       "operator": None, "_RE_DASH_COLON": _RE_DASH_COLON, "_RE_PAREN": _RE_PAREN, "_RE_DASH_LINE": _RE_DASH_LINE,
+       "_RE_COLON": _RE_COLON, "_INTRO": _INTRO}
+
+
+def _rx(name: str):
+    from ..lang.current import current_language
+
+    return (_ES if current_language() == "es" else _EN)[name]
+
+
 def _clean(line: str) -> str:
     """A line without Markdown decoration (``## ``, ``**``, ``__``)."""
     s = line.strip()
@@ -98,15 +131,15 @@ def _split_desc(desc: str, issuer: str) -> tuple[str | None, str | None, str | N
     d = desc.strip().strip(",;")
     parts = [p.strip() for p in re.split(r"\s*,\s*|\s+(?:--|—|–|-)\s+|\s+at\s+|\s+with\s+", d) if p.strip()]
     title, firm, hint = None, None, None
-    if _ANALYST.search(d):
+    if _rx('analyst').search(d):
         hint = "analyst"
-        rest = [p for p in parts if not _ANALYST.search(p)]
+        rest = [p for p in parts if not _rx('analyst').search(p)]
         firm = ", ".join(rest) or None
-        title = next((p for p in parts if _ANALYST.search(p)), None)
-    elif _EXEC.search(d):
+        title = next((p for p in parts if _rx('analyst').search(p)), None)
+    elif _rx('exec').search(d):
         hint = "executive"
         title = d
-        rest = [p for p in parts if not _EXEC.search(p)]
+        rest = [p for p in parts if not _rx('exec').search(p)]
         if rest and issuer and not _same_firm(", ".join(rest), issuer):
             firm = ", ".join(rest)
     else:
@@ -139,11 +172,16 @@ def _speaker(line: str, nxt_blank: bool, known: dict[str, dict], issuer: str) ->
         return None
     if re.match(r"^operator\s*:?\s*", s, re.I) and (s.lower() == "operator" or re.match(r"^operator\s*:", s, re.I)):
         return _Speaker("Operator", None, None, "operator", bool(re.sub(r"(?i)^operator\s*:?\s*", "", s)))
-    m = _RE_DASH_COLON.match(s)
+    op = _rx("operator")
+    if op is not None and op.match(s) and (op.fullmatch(s.rstrip(":").strip()) or re.match(op.pattern + r"\s*:", s, re.I)):
+        label = op.match(s).group(0)
+        return _Speaker(label[:1].upper() + label[1:].lower(), None, None, "operator",
+                        bool(s[len(label):].lstrip(" :").strip()))
+    m = _rx('_RE_DASH_COLON').match(s)
     if m and _plausible_name(m.group("name"), known):
         title, firm, hint = _split_desc(m.group("desc"), issuer)
         return _Speaker(m.group("name"), title, firm, hint, bool(m.group("text").strip()))
-    m = _RE_PAREN.match(s)
+    m = _rx('_RE_PAREN').match(s)
     if m and _plausible_name(m.group("name"), known) and (m.group("text") is not None or nxt_blank or s.endswith(")")):
         desc = m.group("desc")
         title, firm, hint = _split_desc(desc, issuer)
@@ -153,12 +191,12 @@ def _speaker(line: str, nxt_blank: bool, known: dict[str, dict], issuer: str) ->
             else:
                 hint = "analyst"
         return _Speaker(m.group("name"), title, firm, hint, bool((m.group("text") or "").strip()))
-    m = _RE_DASH_LINE.match(s)
+    m = _rx('_RE_DASH_LINE').match(s)
     if m and len(s) <= 160 and _plausible_name(m.group("name"), known) and not s.endswith("."):
         title, firm, hint = _split_desc(m.group("desc"), issuer)
         if hint is not None:
             return _Speaker(m.group("name"), title, firm, hint, False)
-    m = _RE_COLON.match(s)
+    m = _rx('_RE_COLON').match(s)
     if m:
         name, text = m.group("name"), m.group("text").strip()
         if name.lower() in known or (not text and _plausible_name(name, known)) or (
@@ -169,6 +207,14 @@ def _speaker(line: str, nxt_blank: bool, known: dict[str, dict], issuer: str) ->
 
 @without_gc
 def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
+    from ..lang.codes import normalise
+    from ..lang.current import document_language
+
+    with document_language(normalise((meta or {}).get("language"), f"document {doc_id}")):
+        return _parse(doc_id, text, meta)
+
+
+def _parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
     if text is None or not text.strip():
         raise ValueError(f"{doc_id}: transcript is empty")
     meta = meta or {}
@@ -220,22 +266,22 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
         c = _clean(L(k))
         if not c:
             continue
-        if _SECTION.match(c):
-            in_roster = bool(_PARTICIPANTS.search(c))
+        if _rx('section').match(c):
+            in_roster = bool(_rx('participants').search(c))
             continue
         if in_roster:
             sp = _speaker(L(k), True, {}, issuer)
             if sp is not None:
                 learn(sp)
                 continue
-        for m in _INTRO.finditer(c):
+        for m in _rx('_INTRO').finditer(c):
             key = m.group("name").lower()
             if key not in known:
                 known[key] = {"role": "analyst", "firm": m.group("firm").strip(), "title": None}
 
     def is_section(k: int) -> bool:
         c = _clean(L(k))
-        return bool(c) and len(c) <= 60 and bool(_SECTION.match(c))
+        return bool(c) and len(c) <= 60 and bool(_rx('section').match(c))
 
     i = 0
     # event title: the first non-blank line when it is not a speaker line / section
@@ -256,7 +302,7 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
             continue
         if is_section(i):
             heading(2, i)
-            roster_section = bool(_PARTICIPANTS.search(_clean(L(i))))
+            roster_section = bool(_rx('participants').search(_clean(L(i))))
             i += 1
             continue
         sp = _speaker(L(i), i + 1 >= n or blank[i + 1], known, issuer)
@@ -277,7 +323,7 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
         info = known.get(sp.name.lower(), {})
         role = sp.role or info.get("role")
         if role is None:
-            if _QA.search(section or "") and prev_role == "operator":
+            if _rx('qa').search(section or "") and prev_role == "operator":
                 role = "analyst"
             else:
                 role = "executive"

@@ -83,7 +83,7 @@ class Router:
         return m if m.any() else None
 
     def search_many(self, retriever, questions: Sequence[str], k: int,
-                    base: Sequence[np.ndarray | None] | None = None) -> list[Hits]:
+                    base: Sequence[np.ndarray | None] | None = None, languages=None) -> list[Hits]:
         """Top-k rows per question with its route applied; ``base`` (optional) are row masks
         that hold regardless of the route (search filters, as_of)."""
         questions = list(questions)
@@ -99,7 +99,8 @@ class Router:
 
         masks = [within(self.mask(r), b) for r, b in zip(routes, base)]
         main = [b if m is None else m for m, b in zip(masks, base)]
-        first = retriever.search_many(questions, k, main)
+        lang_kw = {"languages": list(languages)} if languages is not None else {}
+        first = retriever.search_many(questions, k, main, **lang_kw)
         # more rankings to fuse: the whole index (boost), the preferred documents (preference)
         extra: list[tuple[int, np.ndarray | None]] = []
         for i, (r, m) in enumerate(zip(routes, masks)):
@@ -113,7 +114,8 @@ class Router:
                     extra.append((i, p))
         if not extra:
             return first
-        more = retriever.search_many([questions[i] for i, _ in extra], k, [m for _, m in extra])
+        more_kw = {"languages": [languages[i] for i, _ in extra]} if languages is not None else {}
+        more = retriever.search_many([questions[i] for i, _ in extra], k, [m for _, m in extra], **more_kw)
         lists: dict[int, list[Hits]] = {}
         for (i, _), hits in zip(extra, more):
             lists.setdefault(i, [first[i]]).append(hits)

@@ -14,6 +14,8 @@ YYYY" (the fiscal year the company's own 10-K calls YYYY). The entity is a ticke
 issuer name (names come from the corpus's documents.parquet, see
 ``FactsStore.names_from_documents``; a ticker of the question's documents is tried too).
 ``as_of`` is the row's column (the question text's date when the column is empty).
+Spanish questions (the es corpus's form) are parsed by ``answer_es.py``; their expected
+answers are read as Spanish numbers ("2.235,8").
 Measures map to concepts through ``MEASURES`` (first concept with a value wins).
 
 Scoring: exact match after numeric normalisation — the expected answer and the fact value
@@ -88,6 +90,7 @@ class PitQuery:
     duration: str | None = None   # Q / H1 / 9M / FY; None = instant
     fiscal_year: int | None = None
     scale: float = 1e6
+    locale: str = "en"            # how the expected answer writes numbers
 
 
 def _parse_date(s: str) -> date:
@@ -108,7 +111,9 @@ def measure_concepts(measure: str) -> tuple[str, ...] | None:
 def parse_question(text: str) -> PitQuery | None:
     m = PIT_QUESTION.match(text or "")
     if not m:
-        return None
+        from .answer_es import parse_pregunta
+
+        return parse_pregunta(text)
     concepts = measure_concepts(m["measure"])
     if not concepts:
         return None
@@ -221,6 +226,10 @@ def score_point_in_time(questions: pd.DataFrame, store: FactsStore,
         except (LookupError, ValueError) as exc:
             res = {"error": str(exc)}
         row["error"] = res.get("error")
+        if res.get("fact") is not None and query.locale == "es" and expected is not None:
+            from .answer_es import spanish_number
+
+            expected = spanish_number(expected)
         if res.get("fact") is not None:
             fact = res["fact"]
             d = _decimals(expected) if expected is not None else 1
