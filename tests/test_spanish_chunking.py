@@ -117,3 +117,31 @@ def test_spanish_transcript_roles_and_sections():
     assert roles == [("Operador", "operator"), ("Javier Ruiz Díaz", "executive"), ("Operador", "operator"),
                      ("Marta López", "analyst"), ("Javier Ruiz Díaz", "executive")]
     assert turns[3].section_path[-1] == "Turno de preguntas"
+
+
+def test_one_text_parsed_under_two_languages_is_stored_twice(tmp_path):
+    """The text parser reads the document's language (Spanish headings): the same bytes
+    declared es and en are two parses, stored under two keys — an English parse is never
+    reused for a Spanish document or the other way round. English keys are unchanged."""
+    import pandas as pd
+
+    from finchunk_pipeline.fetch.raw_store import RawStore
+    from finchunk_pipeline.parse.registry import parsers
+    from finchunk_pipeline.parse.runner import parse_documents
+    from finchunk_pipeline.parse.store import BlockStore
+
+    raw, blocks = RawStore(tmp_path / "raw"), BlockStore(tmp_path / "blocks")
+    sha, _ = raw.put_bytes(ES_REPORT.encode(), "text")
+    docs = pd.DataFrame([{"doc_id": "d-es", "doc_type": "annual_report", "format": "text", "sha": sha, "language": "es"},
+                         {"doc_id": "d-en", "doc_type": "annual_report", "format": "text", "sha": sha, "language": "en"},
+                         {"doc_id": "d-none", "doc_type": "annual_report", "format": "text", "sha": sha, "language": None}])
+    report = parse_documents(docs, raw, blocks)
+    rows = {r["doc_id"]: r for r in report.rows}
+    text = parsers()["text"]
+    assert rows["d-en"]["parser_key"] == rows["d-none"]["parser_key"] == text.key  # English: as before
+    assert rows["d-es"]["parser_key"] == f"{text.key}-es"
+    assert report.parsed == 2 and report.reused == 1
+    es_heads = [b.text for b in blocks.read(rows["d-es"]["parser_key"], sha).blocks if b.kind == "heading"]
+    en_heads = [b.text for b in blocks.read(rows["d-en"]["parser_key"], sha).blocks if b.kind == "heading"]
+    assert "Informe de gestión" in es_heads and "Informe de gestión" not in en_heads
+    assert parsers()["markdown"].key_for("es") == parsers()["markdown"].key  # no Spanish rules: one parse

@@ -29,19 +29,32 @@ class ParserSpec:
     version: str
     fn: ParseFn
     input: str = "text"   # what fn takes: "text" (decoded) or "bytes" (the raw file)
+    # languages the parser has rules of its own for (parse/text.py, parse/transcript.py:
+    # Spanish headings, turns); the same bytes parse differently in them
+    languages: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:
         return f"{self.name}-{self.version}"
 
+    def key_for(self, language: str | None) -> str:
+        """The key naming a document's stored blocks: ``key``, plus the document's language
+        when the parser reads it (``text-2-es``), so one content parsed under two languages'
+        rules is stored twice, never one under the other's name. English keys unchanged."""
+        from ..lang.codes import normalise
+
+        lang = normalise(language)
+        return f"{self.key}-{lang}" if lang in self.languages else self.key
+
 
 _PARSERS: dict[str, ParserSpec] = {}
 
 
-def register(name: str, version: str, fn: ParseFn, input: str = "text") -> None:
+def register(name: str, version: str, fn: ParseFn, input: str = "text",
+             languages: frozenset[str] | tuple[str, ...] = ()) -> None:
     if input not in INPUTS:
         raise ValueError(f"parser {name!r}: input must be one of {INPUTS}, not {input!r}")
-    _PARSERS[name] = ParserSpec(name, version, fn, input)
+    _PARSERS[name] = ParserSpec(name, version, fn, input, frozenset(languages))
 
 
 def _load_builtin() -> None:
@@ -55,7 +68,8 @@ def _load_builtin() -> None:
             module = __import__(f"{__package__}.{module_name}", fromlist=["parse", "VERSION"])
         except ModuleNotFoundError:
             continue
-        register(module_name, module.VERSION, module.parse, getattr(module, "INPUT", "text"))
+        register(module_name, module.VERSION, module.parse, getattr(module, "INPUT", "text"),
+                 getattr(module, "LANGUAGES", ()))
 
 
 def parsers() -> dict[str, ParserSpec]:

@@ -49,9 +49,10 @@ def parse_documents(documents: pd.DataFrame, raw: RawStore, blocks: BlockStore,
                "parser_version": None, "blocks": {}, "warnings": [], "error": None}
         try:
             spec = select_parser(rec["doc_type"], rec["format"])
-            row["parser_key"], row["parser_version"] = spec.key, spec.version
-            if blocks.exists(spec.key, rec["sha"]):
-                doc = blocks.read(spec.key, rec["sha"], doc_id=rec["doc_id"])
+            key = spec.key_for(rec.get("language"))
+            row["parser_key"], row["parser_version"] = key, spec.version
+            if blocks.exists(key, rec["sha"]):
+                doc = blocks.read(key, rec["sha"], doc_id=rec["doc_id"])
                 report.reused += 1
             else:
                 n_controls = 0
@@ -68,7 +69,7 @@ def parse_documents(documents: pd.DataFrame, raw: RawStore, blocks: BlockStore,
                 if n_controls:
                     doc.warnings.append(f"{n_controls} stray control characters (e.g. NUL) read as spaces "
                                         "in the text view; offsets unchanged")
-                blocks.write(spec.key, doc)
+                blocks.write(key, doc)
                 report.parsed += 1
             row["blocks"] = doc.counts()
             row["warnings"] = list(doc.warnings)

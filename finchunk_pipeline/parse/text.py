@@ -39,6 +39,7 @@ from .pages import page_layout
 # 2: pages of extracted text (parse/pages.py): page ends at page-number lines, furniture
 #    blocks, page-top title lines as headings; spacer lines inside tables
 VERSION = "2"
+LANGUAGES = ("es",)  # languages with rules of their own: their blocks are stored apart (registry.key_for)
 
 _CELL_SPLIT = re.compile(r"\s{2,}|\t+")
 _NUM = re.compile(

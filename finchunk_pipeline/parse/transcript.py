@@ -37,6 +37,7 @@ from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
 
 VERSION = "1"
+LANGUAGES = ("es",)  # languages with rules of their own: their blocks are stored apart (registry.key_for)
 
 _NAME = r"(?:[A-Z][A-Za-z.'’\-]*\.?|[A-Z]\.)(?:\s+(?:(?:de|van|der|von|da|di|la|le|del|bin|al)\s+)?(?:[A-Z][A-Za-z.'’\-]*\.?|[A-Z]\.)){0,4}"
 _DASH = r"\s+(?:--|—|–|-)\s+"
