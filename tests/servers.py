@@ -101,6 +101,13 @@ class Postgres:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def _reachable_by_others(path: Path) -> bool:
+    """Whether a user other than the owner can reach ``path`` (every folder above it has o+x)."""
+    import stat
+
+    return all(p.stat().st_mode & stat.S_IXOTH for p in [path, *path.parents])
+
+
 def start_postgres() -> Postgres:
     bindir = postgres_bindir()
     if bindir is None:
@@ -119,6 +126,17 @@ def start_postgres() -> Postgres:
             break
         else:
             raise FileNotFoundError("running as root and no 'postgres' or 'nobody' user to run PostgreSQL as")
+    if run_as is not None and not _reachable_by_others(bindir):
+        # the binaries lie under a folder other users cannot enter (a venv inside a clone in
+        # `mktemp -d`, mode 700): run a copy of the installation from the cluster's folder
+        # (the pgserver wheel's layout: site-packages/pgserver/pginstall/{bin,lib,share}, its
+        # binaries finding their libraries at $ORIGIN/../../../pgserver.libs)
+        site, base = bindir.parents[2], folder / "pg"
+        rel = bindir.parent.relative_to(site)
+        shutil.copytree(bindir.parent, base / rel, symlinks=True)
+        if (site / "pgserver.libs").is_dir():
+            shutil.copytree(site / "pgserver.libs", base / "pgserver.libs", symlinks=True)
+        bindir = base / rel / bindir.name
     data = folder / "data"
     init = subprocess.run([str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
                            "-E", "UTF8", "--no-sync"], user=run_as, capture_output=True, text=True, cwd=folder)
