@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -19,18 +18,12 @@ from finchunk_pipeline.parse.model import Block, BlockKind, ParsedDocument
 from finchunk_pipeline.parse.offsets import OffsetMap
 from finchunk_pipeline.parse.registry import select_parser
 
+from .pins import fake_embed
+
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "default" / "documents.parquet"
 
 
-def _fake_embed(texts, model_path=None):
-    out = []
-    for t in texts:
-        v = np.zeros(64, np.float32)
-        for w in t.lower().split():
-            v[sum(map(ord, w)) % 64] += 1
-        n = np.linalg.norm(v)
-        out.append(v / n if n else v)
-    return np.stack(out) if out else np.zeros((0, 64), np.float32)
+_fake_embed = fake_embed  # the deterministic stand-in the pins use (tests/pins.py)
 
 
 @pytest.fixture(scope="module")

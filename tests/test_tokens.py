@@ -11,7 +11,7 @@ import pytest
 from finchunk_pipeline.chunking.chunker import chunk_document
 from finchunk_pipeline.chunking.config import ChunkerConfig
 from finchunk_pipeline.chunking.registry import STRATEGIES
-from finchunk_pipeline.chunking.tokens import TokenCounter, _flagged, _word_additive, token_counter
+from finchunk_pipeline.chunking.tokens import TokenCounter, word_start_flags, _word_additive, token_counter
 from finchunk_pipeline.parse.registry import select_parser
 from finchunk_pipeline.settings import DEFAULT_CORPUS
 
@@ -61,7 +61,7 @@ def test_counts_equal_the_tokenizer_on_every_default_corpus_chunk(counter):
 def test_offsets_equal_the_tokenizer(counter):
     texts = _random_texts(1500, 2) + [pq.read_table(DEFAULT_CORPUS / "documents.parquet").column("text")[0].as_py()]
     for t in texts:
-        assert counter.offsets(t) == _flagged(t, counter._tok.encode(t, add_special_tokens=False)), repr(t)
+        assert counter.offsets(t) == word_start_flags(t, counter._tok.encode(t, add_special_tokens=False)), repr(t)
 
 
 def test_word_cache_is_bounded(counter, monkeypatch):

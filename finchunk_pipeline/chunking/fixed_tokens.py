@@ -35,19 +35,12 @@ def token_offsets(text: str, model_path: str | None = None) -> list[tuple[int, i
 
     Word by word through the counter's cache when the tokenizer allows it (tokens.py:
     ``TokenCounter.offsets``, the same tokens and offsets as one ``encode`` of the text)."""
-    from .tokens import token_counter
+    from .tokens import word_start_flags, token_counter
 
     counter = token_counter(model_path)
     if counter.by_word:
         return counter.offsets(text)
-    enc = _tokenizer(model_path).encode(text, add_special_tokens=False)
-    out = []
-    prev_end = -1
-    for (s, e), tok in zip(enc.offsets, enc.tokens):
-        cont = tok.startswith("##") or (s == prev_end and s > 0 and text[s - 1].isalnum() and text[s].isalnum())
-        out.append((s, e, not cont))
-        prev_end = e
-    return out
+    return word_start_flags(text, _tokenizer(model_path).encode(text, add_special_tokens=False))
 
 
 def token_windows(text: str, start: int, end: int, size: int, overlap: int = 0,

@@ -114,7 +114,7 @@ class TokenCounter:
         tokens (and their offsets inside it) do not depend on its neighbours, and a word's
         first token never touches the previous word's last (whitespace lies between)."""
         if not self.by_word or _DELETED_SPACE.search(text):
-            return _flagged(text, self._tok.encode(text, add_special_tokens=False))
+            return word_start_flags(text, self._tok.encode(text, add_special_tokens=False))
         found = [(m.start(), m.group()) for m in _WORD.finditer(text)]
         cache = self._pieces
         new = list({w: None for _, w in found if w not in cache})
@@ -123,14 +123,16 @@ class TokenCounter:
                 cache.clear()
                 new = list({w: None for _, w in found})
             for w, enc in zip(new, self._tok.encode_batch(new, add_special_tokens=False)):
-                cache[w] = _flagged(w, enc)
+                cache[w] = word_start_flags(w, enc)
         out: list[tuple[int, int, bool]] = []
         for base, w in found:
             out.extend([(base + s, base + e, f) for s, e, f in cache[w]])
         return out
 
 
-def _flagged(text: str, enc) -> list[tuple[int, int, bool]]:
+def word_start_flags(text: str, enc) -> list[tuple[int, int, bool]]:
+    """(start, end, starts a word) per token of ``enc`` (an encoding of ``text``): a token that
+    continues a word is a "##" piece or glued to an alphanumeric neighbour."""
     out = []
     prev_end = -1
     for (s, e), tok in zip(enc.offsets, enc.tokens):
