@@ -9,19 +9,18 @@ interrupted LLM run resumes where it stopped), compacted into one beyond MAX_SHA
 """
 from __future__ import annotations
 
-import time
-import uuid
 from pathlib import Path
 from typing import Iterable, Sequence
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..storage import safe_name, write_parquet
+from .. import shards as shards_module
+from ..shards import compact, shards, write_shard
+from ..storage import safe_name
 
-MAX_SHARDS = 64
+MAX_SHARDS = shards_module.MAX_SHARDS  # (a module attribute: tests lower it)
 CACHE_SCHEMA = pa.schema([("key", pa.string()), ("text", pa.string()),
                           ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64())])
 
@@ -32,7 +31,7 @@ class TextCache:
         self.folder = self.root / safe_name(namespace)
 
     def _shards(self) -> list[Path]:
-        return sorted(self.folder.glob("shard-*.parquet")) if self.folder.is_dir() else []
+        return shards(self.folder)
 
     def get_many(self, keys: Iterable[str]) -> dict[str, dict]:
         """{key: {"text", "prompt_tokens", "completion_tokens"}} for the keys found."""
@@ -59,27 +58,5 @@ class TextCache:
                                        "prompt_tokens": int(r.get("prompt_tokens") or 0),
                                        "completion_tokens": int(r.get("completion_tokens") or 0)}
                                       for r in records], schema=CACHE_SCHEMA)
-        write_parquet(self.folder / self._name(), table)
-        self._maybe_compact()
-
-    @staticmethod
-    def _name(suffix: str = "") -> str:
-        return f"shard-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}{suffix}.parquet"
-
-    def _maybe_compact(self) -> None:
-        shards = self._shards()
-        if len(shards) <= MAX_SHARDS:
-            return
-        tables = []
-        for s in shards:
-            try:
-                tables.append(pq.read_table(s))
-            except (FileNotFoundError, OSError):
-                continue
-        if not tables:
-            return
-        merged = pa.concat_tables(tables)
-        _, first = np.unique(np.asarray(merged.column("key").to_pylist(), dtype=object), return_index=True)
-        write_parquet(self.folder / self._name("-c"), merged.take(pa.array(np.sort(first))))
-        for s in shards:  # only the shards merged above; concurrent new shards stay
-            s.unlink(missing_ok=True)
+        write_shard(self.folder, table)
+        compact(self.folder, "key", MAX_SHARDS)

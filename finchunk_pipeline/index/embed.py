@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -31,14 +30,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..storage import safe_name, sha256_text, stable_hash, write_parquet
+from .. import shards as shards_module
+from ..shards import compact, shards, write_shard
+from ..storage import safe_name, sha256_text, stable_hash
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
 
 _MODEL_FILES = ("config.json", "sentence_bert_config.json", "modules.json", "config_sentence_transformers.json",
                 "tokenizer.json", "1_Pooling/config.json")
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
-MAX_SHARDS = 64  # compact the cache folder into one shard beyond this
+MAX_SHARDS = shards_module.MAX_SHARDS  # compact the cache folder into one shard beyond this
 
 
 def model_id(model_path: str) -> str:
@@ -182,8 +183,7 @@ class Embedder:
         return self.cache_folder if not namespace else self.cache_dir / f"{self.model_id}.{namespace}"
 
     def _shards(self, namespace: str = "") -> list[Path]:
-        folder = self.folder(namespace)
-        return sorted(folder.glob("shard-*.parquet")) if folder.is_dir() else []
+        return shards(self.folder(namespace))
 
     def cache_lookup(self, shas: Sequence[str], namespace: str = "") -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
@@ -209,30 +209,8 @@ class Embedder:
         flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1))
         table = pa.table({"sha": pa.array(list(shas), type=pa.string()),
                           "vector": pa.FixedSizeListArray.from_arrays(flat, dim)})
-        name = f"shard-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}.parquet"
-        write_parquet(self.folder(namespace) / name, table)
-        self._maybe_compact(namespace)
-
-    def _maybe_compact(self, namespace: str = "") -> None:
-        shards = self._shards(namespace)
-        if len(shards) <= MAX_SHARDS:
-            return
-        tables = []
-        for s in shards:
-            try:
-                tables.append(pq.read_table(s))
-            except (FileNotFoundError, OSError):
-                continue
-        if not tables:
-            return
-        merged = pa.concat_tables(tables)
-        # keep one row per sha
-        _, first = np.unique(np.asarray(merged.column("sha").to_pylist(), dtype=object), return_index=True)
-        merged = merged.take(pa.array(np.sort(first)))
-        write_parquet(self.folder(namespace) / f"shard-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}-c.parquet",
-                      merged)
-        for s in shards:  # only the shards merged above; concurrent new shards stay
-            s.unlink(missing_ok=True)
+        write_shard(self.folder(namespace), table)
+        compact(self.folder(namespace), "sha", MAX_SHARDS)
 
     # -- the pipeline call ---------------------------------------------------------------
     def embed(self, texts: Sequence[str], progress: Progress | None = None,
