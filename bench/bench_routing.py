@@ -20,7 +20,6 @@ import json
 import os
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,13 +75,7 @@ def main(argv=None) -> int:
                     help="list the questions where routed and filtered recall differ (first budget)")
     args = ap.parse_args(argv)
 
-    settings = Settings()
-    if args.corpus:
-        settings = replace(settings, corpus_dir=Path(args.corpus).resolve())
-    if args.data:
-        settings = replace(settings, data_root=Path(args.data).resolve())
-    if args.chunkers:
-        settings = replace(settings, chunkers_file=Path(args.chunkers).resolve())
+    settings = Settings().with_paths(args.corpus, args.data, args.chunkers)
     ws = Workspace(settings)
     corpus = load_corpus(settings.corpus_dir)
     if not corpus.labelled:

@@ -6,7 +6,7 @@ Everything the pipeline writes lives under a data root (``FINCHUNK_DATA``, defau
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +25,14 @@ class Settings:
     data_root: Path = field(default_factory=lambda: _env_path("FINCHUNK_DATA", PROJECT_ROOT / "data" / "store"))
     out_dir: Path = field(default_factory=lambda: _env_path("FINCHUNK_OUT", PROJECT_ROOT / "out"))
     chunkers_file: Path = field(default_factory=lambda: _env_path("FINCHUNK_CHUNKERS", DEFAULT_CHUNKERS))
+
+    def with_paths(self, corpus: str | None = None, data: str | None = None,
+                   chunkers: str | None = None) -> "Settings":
+        """These settings with the folders a command line gave (``--corpus``, ``--data``,
+        ``--chunkers``; None keeps the setting), resolved."""
+        changes = {k: Path(v).expanduser().resolve() for k, v in
+                   (("corpus_dir", corpus), ("data_root", data), ("chunkers_file", chunkers)) if v}
+        return replace(self, **changes)
 
     # storage layout (see design.md)
     @property

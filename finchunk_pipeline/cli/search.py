@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 
 def register(sub) -> None:
@@ -52,19 +51,12 @@ def choose_retriever(requested: str | None, index_dir) -> tuple[str, str]:
 
 
 def run(args) -> int:
-    from dataclasses import replace
 
     from ..index.search import Filters, resolve_chunk_set, search_with_route
     from ..settings import Settings
     from ..workspace import Workspace
 
-    settings = Settings()
-    if args.corpus:
-        settings = replace(settings, corpus_dir=Path(args.corpus).resolve())
-    if args.data:
-        settings = replace(settings, data_root=Path(args.data).resolve())
-    if args.chunkers:
-        settings = replace(settings, chunkers_file=Path(args.chunkers).resolve())
+    settings = Settings().with_paths(args.corpus, args.data, args.chunkers)
     if args.k < 1:
         raise ValueError("-k must be at least 1")
     filters = Filters(

@@ -17,7 +17,6 @@ import json
 import signal
 import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 HOST = "127.0.0.1"
@@ -83,20 +82,13 @@ def make_server(searcher, port: int = 0) -> HTTPServer:
 
 
 def run(args) -> int:
-    from dataclasses import replace
 
     from ..index.search import Searcher, resolve_chunk_set
     from ..settings import Settings
     from ..workspace import Workspace
     from .search import MODEL_LOAD_SECONDS, MODEL_RETRIEVERS, choose_retriever
 
-    settings = Settings()
-    if args.corpus:
-        settings = replace(settings, corpus_dir=Path(args.corpus).resolve())
-    if args.data:
-        settings = replace(settings, data_root=Path(args.data).resolve())
-    if args.chunkers:
-        settings = replace(settings, chunkers_file=Path(args.chunkers).resolve())
+    settings = Settings().with_paths(args.corpus, args.data, args.chunkers)
     ws = Workspace(settings)
     version = resolve_chunk_set(ws, args.chunk_set)
     retriever, why = choose_retriever(args.retriever, ws.index_dir(version))
