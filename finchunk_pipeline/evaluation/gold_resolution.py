@@ -28,23 +28,16 @@ from typing import Callable, Iterable
 import pandas as pd
 import pyarrow as pa
 
+from ..corpus.schema import PASSAGES
 from ..parse.pdf_layout import page_ranges
 
 NGRAM = 8
 PAGE_FRACTION = 0.8
 OFFSETS, EXACT, WHOLE_PAGE, UNRESOLVED = "offsets", "exact", "whole_page", "unresolved"
 
-RESOLVED_SCHEMA = pa.schema([
-    ("passage_id", pa.string()),
-    ("doc_id", pa.string()),
-    ("section", pa.string()),
-    ("kind", pa.string()),
-    ("start", pa.int64()),
-    ("end", pa.int64()),
-    ("page", pa.int64()),
-    ("resolution", pa.string()),
-    ("problem", pa.string()),
-])
+# the corpus's passage columns, then where each was resolved and how
+RESOLVED_SCHEMA = pa.schema(list(PASSAGES) + [("page", pa.int64()), ("resolution", pa.string()),
+                                              ("problem", pa.string())])
 
 
 def _fold(ch: str) -> str:
