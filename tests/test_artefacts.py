@@ -1,0 +1,77 @@
+"""artefacts.py: reuse when the marker carries the key and the data is there, build otherwise."""
+from pathlib import Path
+
+from finchunk_pipeline.artefacts import Artefact, artefact_key, code_hash, code_version, reuse_or_build
+
+
+class Recorder:
+    def __init__(self):
+        self.pulled, self.pushed = [], []
+
+    def pull(self, *paths):
+        self.pulled.append(paths)
+
+    def push(self, *paths):
+        self.pushed.append(paths)
+
+
+def _build(folder: Path, calls: list):
+    def build():
+        calls.append(1)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "data.bin").write_bytes(b"x")
+        return {"rows": 1}
+    return build
+
+
+def test_builds_once_then_reuses(tmp_path):
+    art = Artefact(tmp_path / "m.json", (tmp_path / "d",), (tmp_path / "d" / "data.bin",))
+    calls, t = [], Recorder()
+    first = reuse_or_build(art, "k1", _build(tmp_path / "d", calls), t)
+    again = reuse_or_build(art, "k1", _build(tmp_path / "d", calls), t)
+    assert (first.built, again.built, len(calls)) == (True, False, 1)
+    assert again.info == {"inputs": "k1", "rows": 1}
+    # the marker is pushed last, after the data it vouches for
+    assert t.pushed == [(tmp_path / "d", tmp_path / "m.json")]
+    assert len(t.pulled) == 2
+
+
+def test_changed_key_missing_data_or_force_rebuild(tmp_path):
+    art = Artefact(tmp_path / "m.json", (tmp_path / "d",), (tmp_path / "d" / "data.bin",))
+    calls = []
+    reuse_or_build(art, "k1", _build(tmp_path / "d", calls))
+    assert reuse_or_build(art, "k2", _build(tmp_path / "d", calls)).built
+    (tmp_path / "d" / "data.bin").unlink()
+    assert reuse_or_build(art, "k2", _build(tmp_path / "d", calls)).built
+    assert reuse_or_build(art, "k2", _build(tmp_path / "d", calls), force=True).built
+    assert len(calls) == 4
+
+
+def test_failed_build_writes_no_marker(tmp_path):
+    art = Artefact(tmp_path / "m.json")
+
+    def boom():
+        raise RuntimeError("bad input")
+    try:
+        reuse_or_build(art, "k", boom)
+    except RuntimeError:
+        pass
+    assert not art.marker.exists()
+
+
+def test_keys_and_code_versions(tmp_path):
+    assert artefact_key(a=1, b=[2]) == artefact_key(b=[2], a=1) != artefact_key(a=1, b=[3])
+    mod = tmp_path / "m.py"
+    mod.write_text("def f():\n    return 1\n\ndef report():\n    return 2\n")
+    before = code_hash([mod], root=tmp_path)
+    before_report_aside = code_hash([mod], root=tmp_path, drop={"m.py": {"report"}})
+    # a comment and an edit of a dropped (report-only) function: the same code version
+    mod.write_text("# a comment\ndef f():\n    return 1  # same code\n\ndef report():\n    return 3\n")
+    assert code_hash([mod], root=tmp_path, drop={"m.py": {"report"}}) == before_report_aside
+    assert code_hash([mod], root=tmp_path) != before
+    mod.write_text("def f():\n    return 2\n\ndef report():\n    return 2\n")
+    assert code_hash([mod], root=tmp_path, drop={"m.py": {"report"}}) != before_report_aside
+    mod.write_text("def f():\n    return 1\n\ndef report():\n    return 2\n")
+    assert code_hash([mod], root=tmp_path) == before
+    assert code_version("finchunk_pipeline.storage") == code_version("finchunk_pipeline.storage")
+    assert code_version("finchunk_pipeline.storage") != code_version("finchunk_pipeline.artefacts")
