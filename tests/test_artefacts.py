@@ -75,3 +75,20 @@ def test_keys_and_code_versions(tmp_path):
     assert code_hash([mod], root=tmp_path) == before
     assert code_version("finchunk_pipeline.storage") == code_version("finchunk_pipeline.storage")
     assert code_version("finchunk_pipeline.storage") != code_version("finchunk_pipeline.artefacts")
+
+
+def test_settings_read_the_environment_once_and_overrides_win(monkeypatch, tmp_path):
+    from finchunk_pipeline.settings import ENV, Settings
+
+    monkeypatch.setenv("FINCHUNK_MODEL", "/models/m")
+    monkeypatch.setenv("FINCHUNK_RETRIEVERS", "bm25")
+    monkeypatch.setenv("FINCHUNK_LLM_BASE_URL", "http://127.0.0.1:1/v1")
+    s = Settings()
+    monkeypatch.setenv("FINCHUNK_MODEL", "/models/other")   # read at construction only
+    assert (s.model_path, s.retrievers, s.model()) == ("/models/m", "bm25", "/models/m")
+    assert s.llm_env["FINCHUNK_LLM_BASE_URL"] == "http://127.0.0.1:1/v1"
+    o = s.override(retrievers="dense", data_root=str(tmp_path), model_path="")
+    assert (o.retrievers, o.data_root, o.model_path) == ("dense", tmp_path.resolve(), "/models/m")
+    e = Settings.from_env({"FINCHUNK_DOC_PRIOR": "0.5"})
+    assert (e.doc_prior, e.model_path, e.model()) == ("0.5", "", None)
+    assert set(ENV) <= {f for f in Settings.__dataclass_fields__}
