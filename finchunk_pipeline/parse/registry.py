@@ -48,7 +48,14 @@ class ParserSpec:
 
     @property
     def reads(self) -> frozenset[str]:
-        return self.formats or frozenset({self.name})
+        """Its formats; a spec made without them (copied by name and version) reads what its
+        built-in line says, else the format named like it."""
+        return self.formats or frozenset(BUILTIN.get(self.name, (self.name,)))
+
+    @property
+    def takes_over(self) -> frozenset[str]:
+        """The document types it reads ahead of the format's own parser (empty: any)."""
+        return self.doc_types or frozenset(BUILTIN_DOC_TYPES.get(self.name, ()))
 
     @property
     def key(self) -> str:
@@ -119,22 +126,22 @@ def select_parser(doc_type: str | None, fmt: str | None) -> ParserSpec:
     its ``doc_types`` (transcripts) wins in its formats; otherwise the document's format decides."""
     table = parsers()
     for spec in table.values():
-        if spec.doc_types and doc_type in spec.doc_types and fmt in spec.reads:
+        if doc_type in spec.takes_over and fmt in spec.reads:
             return spec
     for spec in table.values():
-        if not spec.doc_types and fmt in spec.reads:
+        if not spec.takes_over and fmt in spec.reads:
             return spec
     raise UnsupportedDocument(f"no parser for format {fmt!r} (doc_type {doc_type!r}); known: {sorted(formats())}")
 
 
 def formats() -> frozenset[str]:
     """Every corpus format a registered parser reads (the corpus loader accepts these)."""
-    return frozenset(f for spec in parsers().values() if not spec.doc_types for f in spec.reads)
+    return frozenset(f for spec in parsers().values() if not spec.takes_over for f in spec.reads)
 
 
 def binary_formats() -> frozenset[str]:
     """The formats whose parser reads the raw bytes: given as a file (``path``), never as ``text``."""
-    return frozenset(f for spec in parsers().values() if not spec.doc_types and spec.input == "bytes"
+    return frozenset(f for spec in parsers().values() if not spec.takes_over and spec.input == "bytes"
                      for f in spec.reads)
 
 
