@@ -113,3 +113,10 @@ def test_semantic_prepare_changes_no_chunk(monkeypatch):
     assert calls[0] == sum(calls[1:])  # prepare: every document's sentences in one call
     one_by_one = [c for d, m in docs for c in chunk_document(config, d, m)]
     assert [(c.chunk_id, c.view_spans) for c in together] == [(c.chunk_id, c.view_spans) for c in one_by_one]
+
+
+def test_check_backend_reads_no_environment(monkeypatch):
+    monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "onnx")
+    assert onnx_backend.check_backend(None) == "torch" and onnx_backend.check_backend(" ONNX-int8 ") == "onnx-int8"
+    with pytest.raises(ValueError, match="unknown embedding backend"):
+        onnx_backend.check_backend("tensorrt")

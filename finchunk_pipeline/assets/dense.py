@@ -1,127 +1,148 @@
-"""Group "dense_indexing": per chunk set, a FAISS index over sentence embeddings.
+"""Group "dense_indexing": per chunk set, the registered indexes that need the embedding model
+(the FAISS index over sentence embeddings), built or reused through index/build.py.
 
 Embeddings come through the cache under ``<data root>/embeddings/<model id>/``, so a new
-chunk-set version embeds only the texts no earlier version had. The index is rebuilt only
-when the chunks' inputs hash, the model id or this asset's code version change.
+chunk-set version embeds only the texts no earlier version had. An index is rebuilt only when
+its key changes: the chunks' inputs key, the model id (with the backend), the index kind or
+the code that builds it.
 """
 
-import os
 import time
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
+from ..artefacts import Artefact, reuse_or_build
+from ..index.build import build_index, index_code_version, index_key, modules_version
+from ..index.registry import IndexSettings, retrievers
 from ..progress import Progress
-from ..storage import read_json, write_json
 from .chunks import chunk_sets
 from .enrichment import chunk_enrichment
+from .indexes import reader
 from .partitions import chunk_set_partitions
 from .resources import PipelineResource
 
-DENSE_VERSION = "1"
-DENSE_KIND_ENV = "FINCHUNK_DENSE_INDEX"  # "flat" (default, exact) or "hnsw" (approximate, for large sets)
+
+def dense_settings(pipeline: PipelineResource, ws, progress=None) -> IndexSettings:
+    """The run's settings for indexes built with the embedding model: model, cache, backend
+    and index kind (flat: exact; hnsw: approximate, for large sets)."""
+    from ..chunking.tokens import default_model_path
+    from ..index.dense import KINDS
+
+    settings = pipeline.settings()
+    kind = (settings.dense_index or "flat").strip().lower() or "flat"
+    if kind not in KINDS:
+        raise ValueError(f"FINCHUNK_DENSE_INDEX={kind!r}: expected one of {', '.join(KINDS)}")
+    return IndexSettings(model_path=pipeline.model() or default_model_path(), embeddings_dir=ws.settings.embeddings_dir,
+                         dense_kind=kind, embed_backend=settings.embed_backend or None, progress=progress)
+
+
+def embedding_indexes(pipeline: PipelineResource) -> list[str]:
+    """The indexes needing the embedding model that a configured retriever reads."""
+    wanted = {n for r in pipeline.retriever_names() if r in retrievers() for n in retrievers()[r].indexes}
+    return [name for name, spec in retrievers().items()
+            if spec.index is not None and spec.index.embeds and name in wanted]
+
+
+def _skipped(context, config, reason: str) -> MaterializeResult:
+    context.log.info(f"{config.name}: {reason}, no dense index")
+    return MaterializeResult(metadata={"version": config.version_name, "skipped": True, "reason": reason},
+                             data_version=DataVersion(f"skipped:{config.version_name}"))
 
 
 def _faiss_index(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
-    from ..chunking.tokens import default_model_path
-    from ..index.embed import get_embedder
-
     if not config.dense:
-        context.log.info(f"{config.name}: dense: false in the chunker config, no dense index")
-        return MaterializeResult(metadata={"version": config.version_name, "skipped": True,
-                                           "reason": "dense: false in the chunker config"},
-                                 data_version=DataVersion(f"skipped:{config.version_name}"))
-    wanted = [r for r in pipeline.retriever_names() if r in ("dense", "hybrid")]
-    if not wanted:
-        context.log.info(f"{config.name}: retrievers {pipeline.retriever_names()} use no dense index, not built")
-        return MaterializeResult(metadata={"version": config.version_name, "skipped": True,
-                                           "reason": f"retrievers {pipeline.retriever_names()} use no dense index"},
-                                 data_version=DataVersion(f"skipped:{config.version_name}"))
+        return _skipped(context, config, "dense: false in the chunker config")
+    names = embedding_indexes(pipeline)
+    if not names:
+        return _skipped(context, config, f"retrievers {pipeline.retriever_names()} use no dense index")
     ws = pipeline.workspace()
-    index_folder = ws.index_dir(config.version_name)
-    pipeline.pull(ws.chunks.dir(config.chunks_version_name), index_folder / "dense", index_folder / "dense.json")
+    folder = ws.index_dir(config.version_name)
+    pipeline.pull(ws.chunks.dir(config.chunks_version_name))
     chunks_manifest = ws.chunks.manifest(config.chunks_version_name)
     if chunks_manifest is None:
         raise RuntimeError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
-    kind = os.environ.get(DENSE_KIND_ENV, "flat").strip().lower() or "flat"
-    if kind not in ("flat", "hnsw"):
-        raise ValueError(f"{DENSE_KIND_ENV}={kind!r}: expected flat or hnsw")
-    model_path = pipeline.model() or default_model_path()
-    # the embedder's model id: the model, and the backend when not torch (FINCHUNK_EMBED_BACKEND)
-    mid = get_embedder(model_path, ws.settings.embeddings_dir).model_id
-    folder = ws.index_dir(config.version_name)
-    marker = folder / "dense.json"
-    key = f"{chunks_manifest['inputs']}:{mid}:{kind}:{DENSE_VERSION}"
+    progress = Progress(f"chunk set {config.name}", "new texts embedded", context.log.info)
+    settings = dense_settings(pipeline, ws, progress)
     t0 = time.perf_counter()
-    built = False
-    if not (marker.exists() and read_json(marker).get("inputs") == key and (folder / "dense" / "index.faiss").exists()):
-        from ..index.retrievers import build_dense
-
-        pipeline.pull(ws.settings.embeddings_dir)  # the shared embedding cache
-        chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "embedding_text"])
-
-        progress = Progress(f"chunk set {config.name}", "new texts embedded", context.log.info)
-        retriever, stats = build_dense(chunks, folder, model_path, ws.settings.embeddings_dir, kind, progress)
-        write_json(marker, {"inputs": key, "model_id": mid, "kind": kind, "chunks": len(chunks),
-                            "dim": retriever.index.dim, "embed": stats.as_dict()})
-        built = True
-        pipeline.push(ws.settings.embeddings_dir, folder / "dense", marker)
-        context.log.info(f"{config.version_name}: {stats.embedded} texts embedded, {stats.cache_hits} from the cache")
-    info = read_json(marker)
-    emb = info["embed"]
+    outcomes = {}
+    for name in names:
+        # the shared embedding cache: pulled before a build, pushed with the index (index/build.py)
+        outcomes[name] = build_index(name, folder, _with_cache(pipeline, ws, reader(ws, config)),
+                                     chunks_manifest["inputs"], settings, pipeline)
+    outcome, key = outcomes.get("dense") or next(iter(outcomes.values()))
+    info, built = outcome.info, outcome.built
+    if built:
+        pipeline.push(ws.settings.embeddings_dir)
+        context.log.info(f"{config.version_name}: {info['embed']['embedded']} texts embedded, "
+                         f"{info['embed']['cache_hits']} from the cache")
     reps = None
     if config.enrich:
-        reps = _representations_dense(context, pipeline, config, ws, folder, chunks_manifest, model_path, mid, kind)
+        reps = _representations_dense(context, pipeline, config, ws, folder, chunks_manifest, settings)
         key = f"{key}:{reps['inputs']}"
-    return MaterializeResult(
-        metadata={
-            "version": config.version_name, "built": built, "chunks": info["chunks"], "dim": info["dim"],
-            "model_id": mid, "kind": info["kind"],
-            "embedded_now": emb["embedded"] if built else 0,
-            "cache_hits": emb["cache_hits"] if built else 0,  # unchanged index: nothing looked up
-            "seconds": round(time.perf_counter() - t0, 3),
-            "texts_per_second": emb["texts_per_second"] if built else 0.0,
-            "path": MetadataValue.path(str(folder / "dense")),
-            **({"representations": MetadataValue.json({k: reps[k] for k in ("built", "embed", "enricher_version")})}
-               if reps else {}),
-        },
-        data_version=DataVersion(key),
-    )
+    return MaterializeResult(metadata=_metadata(config, folder, info, built, reps, time.perf_counter() - t0),
+                             data_version=DataVersion(key))
 
 
-def _representations_dense(context, pipeline: PipelineResource, config, ws, folder, chunks_manifest, model_path,
-                           mid: str, kind: str) -> dict:
+def _with_cache(pipeline: PipelineResource, ws, read):
+    """``read`` that first pulls the shared embedding cache: only a build reads chunks."""
+    def read_chunks(columns):
+        pipeline.pull(ws.settings.embeddings_dir)
+        return read(columns)
+    return read_chunks
+
+
+def _metadata(config, folder, info: dict, built: bool, reps: dict | None, seconds: float) -> dict:
+    emb = info["embed"]
+    return {
+        "version": config.version_name, "built": built, "chunks": info["chunks"], "dim": info["dim"],
+        "model_id": info["model_id"], "kind": info["kind"],
+        "embedded_now": emb["embedded"] if built else 0,
+        "cache_hits": emb["cache_hits"] if built else 0,  # unchanged index: nothing looked up
+        "seconds": round(seconds, 3),
+        "texts_per_second": emb["texts_per_second"] if built else 0.0,
+        "path": MetadataValue.path(str(folder / "dense")),
+        **({"representations": MetadataValue.json({k: reps[k] for k in ("built", "embed", "enricher_version")})}
+           if reps else {}),
+    }
+
+
+def _representations_dense(context, pipeline: PipelineResource, config, ws, folder, chunks_manifest,
+                           settings: IndexSettings) -> dict:
     """FAISS indexes over the enrichment and concat representations of an enriched chunk set
     (index/representations.py); embeddings through the shared cache."""
-    from ..index.representations import INDEXED, REPRESENTATION_VERSION, build_representation_dense, \
-        representation_texts, rep_dir
+    from ..index.representations import INDEXED, build_representation_dense, representation_texts, rep_dir
     from .enrichment import enrichment_store
 
     store = enrichment_store(ws)
-    marker = folder / "rep-dense.json"
-    pipeline.pull(store.dir(config.version_name), marker, *(rep_dir(folder, r) / "dense" for r in INDEXED))
+    pipeline.pull(store.dir(config.version_name))
     em = store.manifest(config.version_name)
     if em is None:
         raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
-    key = f"{chunks_manifest['inputs']}:{em['inputs']}:{mid}:{kind}:{DENSE_VERSION}:{REPRESENTATION_VERSION}"
-    if marker.exists() and read_json(marker).get("inputs") == key and all(
-            (rep_dir(folder, r) / "dense" / "index.faiss").exists() for r in INDEXED):
-        return {"built": False, **read_json(marker)}
-    pipeline.pull(ws.settings.embeddings_dir)
-    chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "embedding_text"])
-    texts = representation_texts(chunks, store.read(config.version_name, columns=["chunk_id", "enrichment_text"]))
-    progress = Progress(f"chunk set {config.name} representations", "new texts embedded", context.log.info)
-    stats = build_representation_dense(texts, chunks["chunk_id"].tolist(), folder, model_path,
-                                       ws.settings.embeddings_dir, kind, progress)
-    write_json(marker, {"inputs": key, "enricher_version": em["enricher_version"], "embed": stats})
-    pipeline.push(ws.settings.embeddings_dir, *(rep_dir(folder, r) / "dense" for r in INDEXED), marker)
-    return {"built": True, **read_json(marker)}
+    key = index_key("dense", chunks_manifest["inputs"], settings, enrichment=em["inputs"],
+                    representations=modules_version(["finchunk_pipeline.index.representations"]))
+    artefact = Artefact(folder / "rep-dense.json", tuple(rep_dir(folder, r) / "dense" for r in INDEXED),
+                        tuple(rep_dir(folder, r) / "dense" / "index.faiss" for r in INDEXED))
+
+    def build() -> dict:
+        pipeline.pull(ws.settings.embeddings_dir)
+        chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "embedding_text"])
+        texts = representation_texts(chunks, store.read(config.version_name, columns=["chunk_id", "enrichment_text"]))
+        progress = Progress(f"chunk set {config.name} representations", "new texts embedded", context.log.info)
+        stats = build_representation_dense(texts, chunks["chunk_id"].tolist(), folder, settings.model_path,
+                                           settings.embeddings_dir, settings.dense_kind, progress,
+                                           settings.embed_backend)
+        pipeline.push(ws.settings.embeddings_dir)
+        return {"enricher_version": em["enricher_version"], "embed": stats}
+
+    outcome = reuse_or_build(artefact, key, build, pipeline)
+    return {"built": outcome.built, **outcome.info}
 
 
 @asset(
     group_name="dense_indexing",
     deps=[chunk_sets, chunk_enrichment],
     partitions_def=chunk_set_partitions,
-    code_version=DENSE_VERSION,
+    code_version=index_code_version("dense"),
     description="FAISS IndexFlatIP over normalised sentence embeddings (all-MiniLM-L6-v2 by default, "
                 "offline) of each chunk's embedding_text; embeddings cached by text hash. Skipped for "
                 "chunk sets declared with dense: false, and when no evaluated retriever (dense, hybrid) needs it. "

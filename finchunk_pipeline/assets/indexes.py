@@ -1,4 +1,5 @@
-"""Group "indexing": per chunk set, a BM25 index (and dense / hybrid where configured)."""
+"""Group "indexing": per chunk set, the BM25 index and every registered index that needs no
+embedding model (index/registry.py), each built or reused through index/build.py."""
 
 import time
 
@@ -6,17 +7,15 @@ from dagster import AssetExecutionContext, DataVersion, MaterializeResult, Metad
 
 import pyarrow.parquet as pq
 
+from ..artefacts import Artefact, artefact_key, reuse_or_build
+from ..index.build import build_index, index_code_version, index_key, modules_version
 from ..index.documents import document_texts
 from ..index.languages import document_languages, languages_key
-from ..index.retrievers import build_bm25
-from ..storage import read_json, write_json
+from ..index.registry import IndexSettings, retrievers
 from .chunks import chunk_sets
 from .enrichment import chunk_enrichment, enrichment_store
 from .partitions import chunk_set_partitions
 from .resources import PipelineResource
-
-# 2: the analyzer (index/analyzer.py) and the document prior (index/retriever.py) join the key
-BM25_VERSION = "2"
 
 
 def bm25_languages(pipeline: PipelineResource, ws) -> tuple[dict[str, str], str | None, str]:
@@ -33,68 +32,85 @@ def bm25_languages(pipeline: PipelineResource, ws) -> tuple[dict[str, str], str 
     return langs, override, key + (f":forced={override}" if override else "")
 
 
-def _representations_bm25(context, pipeline: PipelineResource, config, ws, folder, chunks_manifest) -> dict:
+def lexical_settings(pipeline: PipelineResource, ws) -> IndexSettings:
+    """The run's settings for indexes built without an embedding model."""
+    analyzer, prior = pipeline.bm25_settings()
+    langs, override, lang_key = bm25_languages(pipeline, ws)
+    return IndexSettings(analyzer=analyzer, doc_prior=prior, doc_languages=langs, language_override=override,
+                         languages_key=lang_key)
+
+
+def lexical_indexes(pipeline: PipelineResource) -> list[str]:
+    """The indexes this asset builds: BM25 always (search and the representations read it),
+    every other index without an embedding model when a configured retriever reads it."""
+    wanted = {n for r in pipeline.retriever_names() if r in retrievers() for n in retrievers()[r].indexes}
+    return [name for name, spec in retrievers().items()
+            if spec.index is not None and not spec.index.embeds and (name == "bm25" or name in wanted)]
+
+
+def reader(ws, config):
+    return lambda columns: ws.chunks.read(config.chunks_version_name, columns=list(columns))
+
+
+def _representations_bm25(context, pipeline: PipelineResource, config, ws, folder, chunks_manifest,
+                          settings: IndexSettings) -> dict:
     """BM25 over the enrichment and concat representations of an enriched chunk set
-    (index/representations.py), rebuilt when the chunks or the enrichment change."""
-    from ..index.representations import INDEXED, REPRESENTATION_VERSION, build_representation_bm25, \
-        representation_texts, rep_dir
+    (index/representations.py), rebuilt when the chunks, the enrichment or their code change."""
+    from ..index.representations import INDEXED, build_representation_bm25, representation_texts, rep_dir
 
     store = enrichment_store(ws)
-    marker = folder / "rep-bm25.json"
-    pipeline.pull(store.dir(config.version_name), marker, *(rep_dir(folder, r) / "bm25" for r in INDEXED))
+    pipeline.pull(store.dir(config.version_name))
     em = store.manifest(config.version_name)
     if em is None:
         raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
-    analyzer, prior = pipeline.bm25_settings()
-    langs, override, lang_key = bm25_languages(pipeline, ws)
-    key = (f"{chunks_manifest['inputs']}:{em['inputs']}:{BM25_VERSION}:{REPRESENTATION_VERSION}:"
-           f"{lang_key}:prior={prior:g}")
-    if marker.exists() and read_json(marker).get("inputs") == key:
-        return {"built": False, **read_json(marker)}
-    chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "embedding_text",
-                                                                  "source_text", "view_spans"])
-    texts = representation_texts(chunks, store.read(config.version_name, columns=["chunk_id", "enrichment_text"]))
-    vocab = build_representation_bm25(texts, folder, analyzer, chunks["doc_id"].tolist(),
-                                      document_texts(chunks) if prior else None, prior, langs, override)
-    write_json(marker, {"inputs": key, "enricher_version": em["enricher_version"], "vocabulary": vocab})
-    pipeline.push(*(rep_dir(folder, r) / "bm25" for r in INDEXED), marker)
-    context.log.info(f"{config.version_name}: BM25 over the representations {list(vocab)} built")
-    return {"built": True, **read_json(marker)}
+    key = index_key("bm25", chunks_manifest["inputs"], settings, enrichment=em["inputs"],
+                    representations=modules_version(["finchunk_pipeline.index.representations"]))
+    artefact = Artefact(folder / "rep-bm25.json", tuple(rep_dir(folder, r) / "bm25" for r in INDEXED),
+                        tuple(rep_dir(folder, r) / "bm25" / "bm25.npz" for r in INDEXED))
+
+    def build() -> dict:
+        chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "embedding_text",
+                                                                      "source_text", "view_spans"])
+        texts = representation_texts(chunks, store.read(config.version_name, columns=["chunk_id", "enrichment_text"]))
+        prior = settings.doc_prior
+        vocab = build_representation_bm25(texts, folder, settings.analyzer, chunks["doc_id"].tolist(),
+                                          document_texts(chunks) if prior else None, prior, settings.doc_languages,
+                                          settings.language_override)
+        context.log.info(f"{config.version_name}: BM25 over the representations {list(vocab)} built")
+        return {"enricher_version": em["enricher_version"], "vocabulary": vocab}
+
+    outcome = reuse_or_build(artefact, key, build, pipeline)
+    return {"built": outcome.built, **outcome.info}
 
 
 def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     ws = pipeline.workspace()
     folder = ws.index_dir(config.version_name)
-    marker = folder / "bm25.json"
-    pipeline.pull(ws.chunks.dir(config.chunks_version_name), ws.manifest_path, folder / "bm25", marker)
+    pipeline.pull(ws.chunks.dir(config.chunks_version_name), ws.manifest_path)
     chunks_manifest = ws.chunks.manifest(config.chunks_version_name)
     if chunks_manifest is None:
         raise RuntimeError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
-    analyzer, prior = pipeline.bm25_settings()
-    langs, override, lang_key = bm25_languages(pipeline, ws)
-    key = f"{chunks_manifest['inputs']}:{BM25_VERSION}:{lang_key}:prior={prior:g}"
-    built = False
+    settings = lexical_settings(pipeline, ws)
     t0 = time.perf_counter()
-    if not (marker.exists() and read_json(marker).get("inputs") == key):
-        chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "embedding_text",
-                                                                "source_text", "view_spans"])
-        retriever = build_bm25(chunks, folder, analyzer, prior, langs, override)
-        write_json(marker, {"inputs": key, "chunks": len(chunks), "vocabulary": len(retriever.index.vocab),
-                            **retriever.describe()})
-        built = True
-        pipeline.push(folder / "bm25", marker)
-    info = read_json(marker)
-    reps = _representations_bm25(context, pipeline, config, ws, folder, chunks_manifest) if config.enrich else None
+    outcomes = {name: build_index(name, folder, reader(ws, config), chunks_manifest["inputs"], settings, pipeline)
+                for name in lexical_indexes(pipeline)}
+    (bm25, key), others = outcomes.pop("bm25"), outcomes
+    info = bm25.info
+    reps = _representations_bm25(context, pipeline, config, ws, folder, chunks_manifest, settings) \
+        if config.enrich else None
+    keys = [key] + [k for _, k in others.values()] + ([reps["inputs"]] if reps else [])
     return MaterializeResult(
         metadata={
-            "version": config.version_name, "built": built, "chunks": info["chunks"],
+            "version": config.version_name, "built": bm25.built, "chunks": info["chunks"],
             "vocabulary": info["vocabulary"], "seconds": round(time.perf_counter() - t0, 3),
             "analyzer": info.get("analyzer", "plain"), "doc_prior": info.get("doc_prior", 0.0),
             "path": MetadataValue.path(str(folder / "bm25")),
             **({"representations": MetadataValue.json({k: reps[k] for k in ("built", "vocabulary", "enricher_version")})}
                if reps else {}),
+            **({"other_indexes": MetadataValue.json({n: {"built": o.built} for n, (o, _) in others.items()})}
+               if others else {}),
         },
-        data_version=DataVersion(key if reps is None else f"{key}:{reps['inputs']}"),
+        data_version=DataVersion(key if len(keys) == 1 else artefact_key(indexes=keys)),
     )
 
 
@@ -102,11 +118,12 @@ def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, conf
     group_name="indexing",
     deps=[chunk_sets, chunk_enrichment],
     partitions_def=chunk_set_partitions,
-    code_version=BM25_VERSION,
+    code_version=index_code_version("bm25"),
     description="BM25Okapi (rank-bm25 scores, sparse matrices) over each chunk's embedding_text, "
                 "terms from the configured analyzer (default 'finance': stems, phrases, fiscal years, "
                 "accounting concepts), plus a document-level index for the document prior. For an enriched chunk set also over the enrichment text and over "
-                "enrichment + text (index/representations.py).",
+                "enrichment + text (index/representations.py). Also every registered index that needs no "
+                "embedding model and that a configured retriever reads (index/registry.py).",
 )
 def bm25_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     config = pipeline.chunker_config(context.partition_key)

@@ -11,13 +11,16 @@ import sys
 
 
 def register(sub) -> None:
-    p = sub.add_parser("search", help="search one chunk set (bm25, dense or hybrid) with optional filters")
+    from ..index.registry import names
+
+    p = sub.add_parser("search", help=f"search one chunk set ({', '.join(names())}) with optional filters")
     p.add_argument("query", help="the query text")
     p.add_argument("--chunk-set", required=True, help="chunk-set name from the chunker config (or a version name)")
     p.add_argument("-k", type=int, default=5, help="number of hits (default 5)")
-    p.add_argument("--retriever", default=None, choices=("bm25", "dense", "hybrid"),
-                   help="default: hybrid when the chunk set has a dense index, else bm25. dense and hybrid "
-                        "load the embedding model first (~12 s); bm25 answers in about a second")
+    p.add_argument("--retriever", default=None, choices=names(),
+                   help="any registered retriever (index/registry.py); default: hybrid when the chunk set has a "
+                        "dense index, else bm25. Retrievers reading an embedding index (dense, hybrid) load the "
+                        "embedding model first (~12 s); bm25 answers in about a second")
     p.add_argument("--json", action="store_true", help="print one JSON list on stdout")
     p.add_argument("--doc-ids", help="comma-separated document ids to search within")
     p.add_argument("--issuer", help="issuer name (substring, case-insensitive) or ticker")
@@ -35,19 +38,34 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-MODEL_RETRIEVERS = ("dense", "hybrid")
 MODEL_LOAD_SECONDS = 12  # importing sentence-transformers and loading MiniLM on these machines
 
 
 def choose_retriever(requested: str | None, index_dir) -> tuple[str, str]:
     """(retriever, why): the one asked for, else hybrid when the dense index exists, else bm25."""
-    from ..index.retrievers import index_exists
+    from ..index.registry import index_exists
 
     if requested:
         return requested, ""
     if index_exists("hybrid", index_dir):
         return "hybrid", " (BM25 + dense, fused by rank)"
     return "bm25", " (the default hybrid needs a dense index, and this chunk set has none: dense: false)"
+
+
+def loads_model(name: str) -> bool:
+    """Whether the retriever reads an index built with the embedding model (its queries are embedded)."""
+    from ..index.registry import get, retrievers
+
+    return any(retrievers()[n].index.embeds for n in get(name).indexes)
+
+
+def __getattr__(name: str):
+    # MODEL_RETRIEVERS: the registered retrievers that load the embedding model (cli/serve.py reads it)
+    if name == "MODEL_RETRIEVERS":
+        from ..index.registry import names
+
+        return tuple(n for n in names() if loads_model(n))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run(args) -> int:
@@ -68,7 +86,7 @@ def run(args) -> int:
     retriever, why = choose_retriever(args.retriever, ws.index_dir(version))
     if not args.json:
         print(f"{retriever} search of chunk set {version}{why}", file=sys.stderr, flush=True)
-        if retriever in MODEL_RETRIEVERS:
+        if loads_model(retriever):
             print(f"  loading the embedding model first (~{MODEL_LOAD_SECONDS} s; --retriever bm25 answers in "
                   "about a second) ...", file=sys.stderr, flush=True)
     hits, route = search_with_route(args.query, version, args.k, retriever, filters, ws, args.model,

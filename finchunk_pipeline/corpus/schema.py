@@ -1,4 +1,10 @@
-"""The corpus format (../shared/corpus-format.md) as Arrow schemas and allowed values."""
+"""The corpus format (../shared/corpus-format.md) as Arrow schemas and allowed values.
+
+``FORMATS`` (the document formats accepted) and ``BINARY_FORMATS`` (those given as a file,
+never as ``text``) are the parser registry's (parse/registry.py): a registered parser's format
+is accepted by the corpus loader. They are read from it when asked for (module
+``__getattr__``), so importing this module imports no parser.
+"""
 from __future__ import annotations
 
 import pyarrow as pa
@@ -9,8 +15,6 @@ DOC_TYPES = frozenset({
     # amendments are filed with their own form name; they are parsed like the original form
     "10-K/A", "10-Q/A",
 })
-FORMATS = frozenset({"markdown", "html", "text", "pdf"})
-BINARY_FORMATS = frozenset({"pdf"})   # given as a file (``path``), never as ``text``
 PASSAGE_KINDS = frozenset({"heading", "text", "table", "table_row", "note", "list", "turn"})
 
 DOCUMENTS = pa.schema([
@@ -67,3 +71,15 @@ XBRL_FACTS = pa.schema([
     ("fy", pa.int64()),
     ("fp", pa.string()),
 ])
+
+
+def __getattr__(name: str):
+    if name == "FORMATS":
+        from ..parse.registry import formats
+
+        return formats()
+    if name == "BINARY_FORMATS":  # given as a file (``path``), never as ``text``
+        from ..parse.registry import binary_formats
+
+        return binary_formats()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,7 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from .cells import at_budget, pct
 from .coverage import is_retrieved, merge_spans
+from .metrics import Column, MetricSpec
 
 DEFAULT_BUDGETS = (500, 1000, 1500, 2000, 3000, 5000, 8000)
 BUDGETS = DEFAULT_BUDGETS
@@ -197,3 +199,38 @@ def budget_curve(scores: Sequence[BudgetScore], budgets: Sequence[int] = BUDGETS
         "full_coverage": sum(s.retrieved[b] == s.n_gold for s in scored) / n if n else None,
         "delivered": sum(s.chars[b] for s in scored) / n if n else None,
     } for b in budgets]
+
+
+# --- the metric (metrics.py) ------------------------------------------------------------------
+def _score(q) -> BudgetScore:
+    return score_budgets(q.question_id, q.question_type, q.gold, q.delivered, q.budgets)
+
+
+def _summarize(scored) -> dict:
+    """The budget curve, and each answerable question's recall at every budget (in question
+    order) for the comparisons question by question (compare.py)."""
+    ans = scored.answerable()
+    return {"budget": budget_curve(scored.values, scored.budgets),
+            "per_question": {
+                "ids": [s.question_id for s, _ in ans],
+                "types": [s.question_type for s, _ in ans],
+                "recall": {str(b): [round(x.recall(b), 6) for _, x in ans] for b in scored.budgets},
+            }}
+
+
+def _group(pairs) -> dict:
+    ans = [(s, x) for s, x in pairs if s.n_gold > 0]
+    n = len(ans)
+    return {"budget_chars": REPORT_BUDGET,
+            "recall_at_budget": sum(x.retrieved[REPORT_BUDGET] / s.n_gold for s, x in ans) / n if n else None}
+
+
+def _columns(table: str, budgets: Sequence[int]) -> list:
+
+    if table != "budget":
+        return []
+    return [Column(f"R@{b}ch", lambda e, b=b: pct(at_budget(e["budget"], b))) for b in budgets] + [
+        Column(f"full@{REPORT_BUDGET}ch", lambda e: pct(at_budget(e["budget"], REPORT_BUDGET, "full_coverage")))]
+
+
+METRIC = MetricSpec("budget", _score, _summarize, _group, _columns)

@@ -23,6 +23,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .budget import REPORT_BUDGET, deliver
+from .cells import pct
+from .metrics import REPORT_K, Column, MetricSpec
+
 SKIP_TYPES = frozenset({"calculation", "point_in_time", "unanswerable"})
 _NUM = re.compile(r"\d(?:[\d,.'\u00a0\u202f\u2009]*\d)?")
 _THIN = "'\u00a0\u202f\u2009"
@@ -101,3 +105,40 @@ def scorable(question_type: str, answer) -> bool:
     if isinstance(answer, float) and answer != answer:  # NaN
         return False
     return bool(str(answer).strip())
+
+
+# --- the metric (metrics.py) ------------------------------------------------------------------
+def _score(q) -> tuple[bool | None, bool | None]:
+    """(answer contained at k = 5, at the report budget); None when the question is not scorable."""
+
+    if not scorable(q.question_type, q.answer):
+        return None, None
+    return (contains_answer(q.answer, deliver(q.delivered, k=REPORT_K)[2], q.language),
+            contains_answer(q.answer, deliver(q.delivered, budget=REPORT_BUDGET)[2], q.language))
+
+
+def _share(values, i: int) -> tuple[float | None, int]:
+    vals = [v[i] for v in values if v[i] is not None]
+    return (sum(vals) / len(vals) if vals else None), len(vals)
+
+
+def _summarize(scored) -> dict:
+
+    ck, nk = _share(scored.values, 0)
+    cb, _ = _share(scored.values, 1)
+    return {"answer_containment": {"k": REPORT_K, "value": ck, "chars": REPORT_BUDGET, "value_at_budget": cb,
+                                   "questions": nk}}
+
+
+def _group(pairs) -> dict:
+    ck, nc = _share([v for _, v in pairs], 0)
+    return {"answer_containment": ck, "containment_questions": nc}
+
+
+def _columns(table: str, budgets) -> list:
+
+    at, key = (f"@{REPORT_BUDGET}ch", "value_at_budget") if table == "budget" else ("@5", "value")
+    return [Column(f"answer{at}", lambda e: pct((e.get("answer_containment") or {}).get(key)))]
+
+
+METRIC = MetricSpec("containment", _score, _summarize, _group, _columns)

@@ -8,7 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from .cells import at_k, pct
 from .coverage import is_retrieved, merge_spans
+from .metrics import REPORT_K, Column, MetricSpec
 
 GoldPassage = tuple[str, int, int]  # doc_id, start, end
 
@@ -83,3 +85,37 @@ def by_type(scores: Sequence[QuestionScore], k: int) -> dict[str, dict]:
             "full_coverage": sum(s.full(k) for s in g) / len(g), "questions": len(g)}
         for t, g in sorted(groups.items())
     }
+
+
+# --- the base metric (metrics.py) -------------------------------------------------------------
+def _score(q) -> QuestionScore:
+    return score_question(q.question_id, q.question_type, q.gold, q.delivered, q.max_k)
+
+
+def _summarize(scored) -> dict:
+
+    return {"curve": curve(scored.values, scored.max_k), "by_type": by_type(scored.values, REPORT_K)}
+
+
+def _group(pairs) -> dict:
+
+    ans = [s for s, _ in pairs if s.n_gold > 0]
+    n = len(ans)
+    return {"questions": n, "k": REPORT_K,
+            "recall": sum(s.recall(REPORT_K) for s in ans) / n if n else None,
+            "full_coverage": sum(s.full(REPORT_K) for s in ans) / n if n else None}
+
+
+def _columns(table: str, budgets) -> list:
+
+    if table != "k":
+        return []
+    recall = [Column(f"R@{k}", lambda e, k=k: pct(at_k(e.get("curve") or [], k, "recall"))) for k in (1, 3, 5, 10)]
+    return recall + [
+        Column("full@5", lambda e: pct(at_k(e.get("curve") or [], 5, "full_coverage"))),
+        Column("chars@3", lambda e: pct(at_k(e.get("curve") or [], 3, "chars"), False)),
+        Column("chars@5", lambda e: pct(at_k(e.get("curve") or [], 5, "chars"), False)),
+    ]
+
+
+METRIC = MetricSpec("recall", _score, _summarize, _group, _columns, needs_questions=False)

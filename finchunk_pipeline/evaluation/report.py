@@ -9,25 +9,16 @@ from ..storage import write_json, write_text
 from typing import Sequence
 
 from .budget import BUDGET_RULE, BUDGETS, REPORT_BUDGET
+from .cells import at_budget, at_k, pct
 from .compare import family_comparison, recommend_budget, recommendations
 from .containment import SKIP_TYPES
+from .metrics import report_columns
 
 HEADLINE_K = 3
 MODE_ORDER = {"global": 0, "filtered": 1, "routed": 2}
 
 
-def _pt(k_curve: list[dict], k: int, key: str):
-    for p in k_curve:
-        if p["k"] == k:
-            return p[key]
-    return None
-
-
-def _bt(b_curve: list[dict], chars: int, key: str = "recall"):
-    for p in b_curve or []:
-        if p["chars"] == chars:
-            return p[key]
-    return None
+_pt, _bt = at_k, at_budget  # the names this module used before cells.py
 
 
 def build_report(corpus: str, questions: int, entries: list[dict], excluded: dict | None = None,
@@ -50,10 +41,7 @@ def build_report(corpus: str, questions: int, entries: list[dict], excluded: dic
             "excluded": excluded or {"questions_on_rejected_documents": 0, "question_ids": [], "documents": []}}
 
 
-def _fmt(x, pct=True):
-    if x is None:
-        return "–"
-    return f"{100 * x:.1f}" if pct else f"{x:,.0f}"
+_fmt = pct
 
 
 def _kb(n):
@@ -140,38 +128,31 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
             rows = [e for e in sets if e.get("mode", "–") == mode and e.get("budget")]
             if not rows:
                 continue
+            columns = report_columns("budget", budgets)
             lines += [f"## Recall (%) at context budgets — {mode} mode", "",
-                      "| chunk set | strategy | header | retriever | " + " | ".join(f"R@{b}ch" for b in budgets)
-                      + f" | full@{REPORT_BUDGET}ch | prec@{REPORT_BUDGET}ch | IoU@{REPORT_BUDGET}ch "
-                        f"| answer@{REPORT_BUDGET}ch | index KB | dup× |",
-                      "|---|---|---|---|" + "---:|" * (len(budgets) + 6)]
+                      "| chunk set | strategy | header | retriever | " + " | ".join(c.header for c in columns)
+                      + " | index KB | dup× |",
+                      "|---|---|---|---|" + "---:|" * (len(columns) + 2)]
             for e in rows:
                 lines.append(
                     f"| {_label(e)} | {e['strategy']} | {'yes' if e['header'] else 'no'} | {e.get('retriever', '–')} | "
-                    + " | ".join(_fmt(_bt(e['budget'], b)) for b in budgets)
-                    + f" | {_fmt(_bt(e['budget'], REPORT_BUDGET, 'full_coverage'))}"
-                    f" | {_fmt((e.get('precision') or {}).get('value_at_budget'))}"
-                    f" | {_fmt((e.get('iou') or {}).get('value_at_budget'))}"
-                    f" | {_fmt((e.get('answer_containment') or {}).get('value_at_budget'))}"
-                    f" | {_kb(e.get('index_bytes_retriever', e.get('index_bytes')))} | {e.get('duplication', 0):.2f} |")
+                    + " | ".join(c.cell(e) for c in columns)
+                    + f" | {_kb(e.get('index_bytes_retriever', e.get('index_bytes')))} | {e.get('duplication', 0):.2f} |")
             lines.append("")
             if mode == "routed":
                 lines += routing_lines(rows)
     if plots:
         lines += ["## Plots", ""] + [f"![{name}]({path})" for name, path in plots.items()] + [""]
+    columns = report_columns("k", budgets)
     lines += ["## Recall (%) at k", "",
-              "| chunk set | strategy | header | retriever | mode | chunks | mean chars | R@1 | R@3 | R@5 | R@10 | full@5 "
-              "| chars@3 | chars@5 | prec@5 | IoU@5 | answer@5 |",
-              "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "| chunk set | strategy | header | retriever | mode | chunks | mean chars | "
+              + " | ".join(c.header for c in columns) + " |",
+              "|---|---|---|---|---|---:|---:|" + "---:|" * len(columns)]
     for e in sets:
-        c = e.get("curve") or []
         lines.append(
             f"| {e['name']} | {e['strategy']} | {'yes' if e['header'] else 'no'} | {e.get('retriever', '–')} | "
-            f"{e.get('mode', '–')} | {e['chunks']:,} | {e['mean_chars']:.0f} | {_fmt(_pt(c, 1, 'recall'))} | "
-            f"{_fmt(_pt(c, 3, 'recall'))} | {_fmt(_pt(c, 5, 'recall'))} | {_fmt(_pt(c, 10, 'recall'))} | "
-            f"{_fmt(_pt(c, 5, 'full_coverage'))} | {_fmt(_pt(c, 3, 'chars'), False)} | {_fmt(_pt(c, 5, 'chars'), False)} | "
-            f"{_fmt((e.get('precision') or {}).get('value'))} | {_fmt((e.get('iou') or {}).get('value'))} | "
-            f"{_fmt((e.get('answer_containment') or {}).get('value'))} |")
+            f"{e.get('mode', '–')} | {e['chunks']:,} | {e['mean_chars']:.0f} | " + " | ".join(c.cell(e) for c in columns)
+            + " |")
     types = sorted({t for e in sets for t in (e.get("by_type") or {})})
     if types:
         lines += ["", "## Recall@5 by question type (%)", "",

@@ -19,19 +19,17 @@ question order), so two chunk sets can be compared question by question (``compa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..chunking.store import spans_of
-from .budget import BUDGETS, REPORT_BUDGET, BudgetScore, DeliveredChunk, budget_curve, deliver, score_budgets
-from .containment import contains_answer, scorable
-from .precision import precision_iou
-from .recall import QuestionScore, by_type, curve, score_question
+from .budget import BUDGETS, REPORT_BUDGET, DeliveredChunk  # noqa: F401  (REPORT_BUDGET re-exported)
+from .metrics import BASE, REPORT_K, QuestionRun, Scored, metrics  # noqa: F401  (REPORT_K re-exported)
+from .recall import QuestionScore
 
 MAX_K = 50
-REPORT_K = 5
 DEPTH = 100           # chunks retrieved per question: enough to fill the largest budget
 MODES = ("global", "filtered")
 ROUTED = "routed"
@@ -48,52 +46,43 @@ SLICES = {
 Expander = Callable[[int], tuple[Sequence[tuple[int, int]], str]]
 
 
-@dataclass
-class QuestionExtras:
-    budget: BudgetScore
-    precision_k: float = 0.0
-    iou_k: float = 0.0
-    precision_b: float = 0.0
-    iou_b: float = 0.0
-    contained_k: bool | None = None   # None: not scorable (type skipped or no answer)
-    contained_b: bool | None = None
+class QuestionValues:
+    """One question's value of every metric, by metric name (``x.budget``: its BudgetScore)."""
+
+    def __init__(self, values: dict[str, Any]):
+        self.__dict__.update(values)
 
 
 @dataclass
 class RetrievalEvaluation:
+    """Every registered metric's per-question values (``values[name]``, question order) of one
+    retriever x mode; ``scores`` are the base metric's (recall)."""
+
     retriever: str
     mode: str
     questions: int
-    scores: list[QuestionScore]
-    extras: list[QuestionExtras] = field(default_factory=list)
+    values: dict[str, list] = field(default_factory=dict)
     budgets: Sequence[int] = BUDGETS
     max_k: int = MAX_K
 
-    def _answerable(self):
-        return [(s, x) for s, x in zip(self.scores, self.extras) if s.n_gold > 0]
+    @property
+    def scores(self) -> list[QuestionScore]:
+        return self.values.get(BASE, [])
 
-    def _mean(self, attr: str, pairs=None):
-        pairs = self._answerable() if pairs is None else pairs
-        return sum(getattr(x, attr) for _, x in pairs) / len(pairs) if pairs else None
-
-    def _containment(self, attr: str, extras=None):
-        vals = [getattr(x, attr) for x in (self.extras if extras is None else extras) if getattr(x, attr) is not None]
-        return (sum(vals) / len(vals) if vals else None), len(vals)
+    @property
+    def extras(self) -> list[QuestionValues]:
+        """Per question, the values of the metrics other than the base one."""
+        others = {k: v for k, v in self.values.items() if k != BASE}
+        return [QuestionValues({k: v[i] for k, v in others.items()}) for i in range(len(self.scores))]
 
     def _group(self, types: Sequence[str]) -> dict:
-        pairs = [(s, x) for s, x in zip(self.scores, self.extras) if s.question_type in types]
-        ans = [(s, x) for s, x in pairs if s.n_gold > 0]
-        n = len(ans)
-        ck, nc = self._containment("contained_k", [x for _, x in pairs])
-        return {
-            "questions": n,
-            "k": REPORT_K,
-            "recall": sum(s.recall(REPORT_K) for s, _ in ans) / n if n else None,
-            "full_coverage": sum(s.full(REPORT_K) for s, _ in ans) / n if n else None,
-            "budget_chars": REPORT_BUDGET,
-            "recall_at_budget": sum(x.budget.retrieved[REPORT_BUDGET] / s.n_gold for s, x in ans) / n if n else None,
-            "answer_containment": ck, "containment_questions": nc,
-        }
+        """Every metric's entries over the questions of ``types``."""
+        keep = [i for i, s in enumerate(self.scores) if s.question_type in types]
+        out: dict = {}
+        for name, spec in metrics().items():
+            if name in self.values:
+                out.update(spec.group([(self.scores[i], self.values[name][i]) for i in keep]))
+        return out
 
     def summary(self) -> dict:
         out = {
@@ -101,31 +90,15 @@ class RetrievalEvaluation:
             "mode": self.mode,
             "questions": self.questions,
             "answerable": sum(1 for s in self.scores if s.n_gold),
-            "curve": curve(self.scores, self.max_k),
-            "by_type": by_type(self.scores, REPORT_K),
         }
-        if not self.extras:
+        for name, spec in metrics().items():
+            if name in self.values and (self.questions or not spec.needs_questions):
+                out.update(spec.summarize(Scored(self.scores, self.values[name], self.budgets, self.max_k)))
+        if not self.questions:
             return out
         for t, entry in out["by_type"].items():
             entry.update({k: v for k, v in self._group((t,)).items() if k not in entry})
-        ck, nk = self._containment("contained_k")
-        cb, _ = self._containment("contained_b")
-        out.update({
-            "budget": budget_curve([x.budget for x in self.extras], self.budgets),
-            "per_question": {
-                "ids": [s.question_id for s, _ in self._answerable()],
-                "types": [s.question_type for s, _ in self._answerable()],
-                "recall": {str(b): [round(x.budget.recall(b), 6) for _, x in self._answerable()]
-                           for b in self.budgets},
-            },
-            "precision": {"k": REPORT_K, "value": self._mean("precision_k"),
-                          "chars": REPORT_BUDGET, "value_at_budget": self._mean("precision_b")},
-            "iou": {"k": REPORT_K, "value": self._mean("iou_k"),
-                    "chars": REPORT_BUDGET, "value_at_budget": self._mean("iou_b")},
-            "answer_containment": {"k": REPORT_K, "value": ck, "chars": REPORT_BUDGET,
-                                   "value_at_budget": cb, "questions": nk},
-            "slices": {name: self._group(types) for name, types in SLICES.items()},
-        })
+        out["slices"] = {name: self._group(types) for name, types in SLICES.items()}
         return out
 
 
@@ -190,22 +163,12 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
         ex_spans, ex_text = expander(r)
         return DeliveredChunk(doc_ids[r], list(ex_spans), h + len(ex_text), h, head + ex_text, head)
 
-    scores, extras = [], []
+    specs = metrics()
+    values: dict[str, list] = {name: [] for name in specs}
     for i, (q, ranked) in enumerate(zip(qs, hits)):
-        gold_list = [gold[p] for p in _list(q["gold_passages"])]
-        delivered = [delivered_chunk(r) for r, _ in ranked]
-        score = score_question(q["question_id"], q["question_type"], gold_list, delivered, max_k)
-        x = QuestionExtras(score_budgets(q["question_id"], q["question_type"], gold_list, delivered, budgets))
-        if gold_list:
-            merged_k, _, _ = deliver(delivered, k=REPORT_K)
-            merged_b, _, _ = deliver(delivered, budget=REPORT_BUDGET)
-            x.precision_k, x.iou_k = precision_iou(merged_k, gold_list)
-            x.precision_b, x.iou_b = precision_iou(merged_b, gold_list)
-        answer = q.get("answer")
-        if scorable(q["question_type"], answer):
-            lang = langs[i] if langs is not None else None
-            x.contained_k = contains_answer(answer, deliver(delivered, k=REPORT_K)[2], lang)
-            x.contained_b = contains_answer(answer, deliver(delivered, budget=REPORT_BUDGET)[2], lang)
-        scores.append(score)
-        extras.append(x)
-    return RetrievalEvaluation(retriever.name, mode, len(qs), scores, extras, budgets, max_k)
+        run = QuestionRun(q["question_id"], q["question_type"], [gold[p] for p in _list(q["gold_passages"])],
+                          [delivered_chunk(r) for r, _ in ranked], q.get("answer"),
+                          langs[i] if langs is not None else None, budgets, max_k)
+        for name, spec in specs.items():
+            values[name].append(spec.score(run))
+    return RetrievalEvaluation(retriever.name, mode, len(qs), values, budgets, max_k)

@@ -11,7 +11,7 @@
   batch holds similar lengths (less padding). Vectors are L2-normalised float32.
 * MiniLM's ``max_seq_length`` is 256 tokens: longer texts are cut by the model (chunkers
   report ``over_limit`` for those).
-* ``backend`` (``FINCHUNK_EMBED_BACKEND``): ``torch`` (sentence-transformers, the default),
+* ``backend`` (the run's ``Settings.embed_backend``, from ``FINCHUNK_EMBED_BACKEND``): ``torch`` (sentence-transformers, the default),
   ``onnx`` or ``onnx-int8`` (the same weights exported locally to ONNX Runtime; extra
   ``onnx``; see onnx_backend.py). A non-torch backend has its own model id and cache.
 """
@@ -98,7 +98,7 @@ class Embedder:
     batch_size: int = 32
     use_cache: bool = True
     device: str = "cpu"
-    backend: str | None = None              # default: FINCHUNK_EMBED_BACKEND, else "torch"
+    backend: str | None = None              # default: the Settings' embed_backend, else "torch"
     _model: object = field(default=None, init=False, repr=False)
     _query_memo: dict = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -114,9 +114,9 @@ class Embedder:
 
             self.cache_dir = Settings().embeddings_dir
         self.cache_dir = Path(self.cache_dir)
-        from .onnx_backend import EXPORT_VERSION, backend_from_env
+        from .onnx_backend import EXPORT_VERSION, default_backend
 
-        self.backend = backend_from_env(self.backend)
+        self.backend = default_backend(self.backend)
         self.base_model_id = model_id(self.model_path)
         # vectors of another backend differ (rounding, quantisation): their own id and cache
         self.model_id = self.base_model_id if self.backend == "torch" else \
@@ -282,8 +282,9 @@ def _shared(model_path: str, cache_dir: str, backend: str) -> Embedder:
 def get_embedder(model_path: str | None = None, cache_dir: str | Path | None = None,
                  backend: str | None = None) -> Embedder:
     """One Embedder (one loaded model, one query memo) per (model, cache, backend) in this
-    process; ``backend`` defaults to FINCHUNK_EMBED_BACKEND (else torch)."""
-    from .onnx_backend import backend_from_env
+    process; ``backend`` defaults to the Settings' embed_backend (else torch): callers that
+    hold the run's settings pass ``settings.embed_backend``."""
+    from .onnx_backend import default_backend
 
     if not model_path:
         from ..chunking.tokens import default_model_path
@@ -293,4 +294,4 @@ def get_embedder(model_path: str | None = None, cache_dir: str | Path | None = N
         from ..settings import Settings
 
         cache_dir = Settings().embeddings_dir
-    return _shared(str(model_path), str(Path(cache_dir).resolve()), backend_from_env(backend))
+    return _shared(str(model_path), str(Path(cache_dir).resolve()), default_backend(backend))

@@ -1,6 +1,7 @@
 """An ONNX Runtime encoder of the same sentence-transformers model (optional extra ``onnx``).
 
-``FINCHUNK_EMBED_BACKEND`` (or ``Embedder(backend=...)``) selects how chunk, sentence and
+The backend (``Embedder(backend=...)``; the run's ``Settings.embed_backend``, read from
+``FINCHUNK_EMBED_BACKEND`` by settings.py) selects how chunk, sentence and
 query texts are embedded:
 
 - ``torch`` (default): sentence-transformers on torch, as always;
@@ -38,11 +39,27 @@ BACKENDS = ("torch", "onnx", "onnx-int8")
 EXPORT_VERSION = "1"  # bump when the export (graph, opset, quantisation) changes
 
 
-def backend_from_env(value: str | None = None) -> str:
-    b = (value or os.environ.get("FINCHUNK_EMBED_BACKEND") or "torch").strip().lower()
+def check_backend(value: str | None) -> str:
+    """The embedding backend ``value`` names (None or "" = torch), lower-cased and checked."""
+    b = (value or "torch").strip().lower() or "torch"
     if b not in BACKENDS:
-        raise ValueError(f"FINCHUNK_EMBED_BACKEND={b!r}: unknown embedding backend; known: {', '.join(BACKENDS)}")
+        raise ValueError(f"embed_backend / FINCHUNK_EMBED_BACKEND={b!r}: unknown embedding backend; "
+                         f"known: {', '.join(BACKENDS)}")
     return b
+
+
+def default_backend(value: str | None = None) -> str:
+    """``value`` checked, or when it is None / "" the backend of the run's Settings (which read
+    FINCHUNK_EMBED_BACKEND once): for callers that do not pass a backend."""
+    if value:
+        return check_backend(value)
+    from ..settings import Settings
+
+    return check_backend(Settings().embed_backend)
+
+
+# kept for callers outside index/ that predate check_backend (chunking/run.py)
+backend_from_env = default_backend
 
 
 def available() -> bool:

@@ -68,7 +68,7 @@ class FusedRetriever:
 
 
 def representation_exists(rep: str, name: str, index_dir: str | Path) -> bool:
-    from .retrievers import index_exists
+    from .registry import index_exists
 
     if rep == "source":
         return index_exists(name, index_dir)
@@ -100,7 +100,7 @@ def build_representation_bm25(texts: dict[str, Sequence[str]], index_dir: str | 
     chunk set's own index (so with / without enrichment differ by the text alone); returns the
     vocabulary size of each."""
     from .analyzer import DEFAULT_ANALYZER
-    from .retriever import BM25Retriever
+    from .bm25_retriever import BM25Retriever
 
     out = {}
     for rep in INDEXED:
@@ -113,14 +113,14 @@ def build_representation_bm25(texts: dict[str, Sequence[str]], index_dir: str | 
 
 def build_representation_dense(texts: dict[str, Sequence[str]], chunk_ids: Sequence[str], index_dir: str | Path,
                                model_path: str | None, cache_dir: str | Path | None, kind: str = "flat",
-                               progress=None) -> dict[str, dict]:
+                               progress=None, backend: str | None = None) -> dict[str, dict]:
     """A FAISS index over each indexed representation (embeddings through the shared cache);
     returns the embedding stats of each."""
-    from .retrievers import build_dense
+    from .entries.dense import build_retriever as build_dense
 
     out = {}
     for rep in INDEXED:
         frame = pd.DataFrame({"chunk_id": list(chunk_ids), "embedding_text": list(texts[rep])})
-        _, stats = build_dense(frame, rep_dir(index_dir, rep), model_path, cache_dir, kind, progress)
+        _, stats = build_dense(frame, rep_dir(index_dir, rep), model_path, cache_dir, kind, progress, backend)
         out[rep] = stats.as_dict()
     return out

@@ -29,7 +29,8 @@ import pandas as pd
 
 from ..chunking.store import spans_of
 from ..workspace import Workspace
-from .retrievers import KNOWN, index_exists, load_retriever
+from .registry import index_exists, names as retriever_names
+from .retrievers import load_retriever
 
 
 @dataclass
@@ -156,8 +157,8 @@ class Searcher:
         from ..settings import Settings
 
         self.ws = ws = workspace or Workspace(Settings())
-        if retriever not in KNOWN:
-            raise ValueError(f"unknown retriever {retriever!r}; known: {KNOWN}")
+        if retriever not in retriever_names():
+            raise ValueError(f"unknown retriever {retriever!r}; known: {retriever_names()}")
         self.retriever_name = retriever
         self.version = resolve_chunk_set(ws, chunk_set)
         index_dir = ws.index_dir(self.version)
@@ -168,7 +169,8 @@ class Searcher:
                                                             "display_text"])
         self._manifest: pd.DataFrame | None = None
         self._router = None      # the router over every document (routing/search.py), built on first use
-        self.retriever = load_retriever(retriever, index_dir, self.chunks, model_path, ws.settings.embeddings_dir)
+        self.retriever = load_retriever(retriever, index_dir, self.chunks, model_path, ws.settings.embeddings_dir,
+                                        ws.settings.embed_backend or None)
 
     def manifest(self, need: str = "filters need") -> pd.DataFrame:
         if self._manifest is None:

@@ -7,9 +7,20 @@ as stored (``"bytes"``: PDF). A parser module declares it with ``INPUT = "bytes"
 version string names the folder its blocks are stored under
 (``blocks/parser=<name>-<version>/``): bump it whenever the parser's output changes, and
 every document it handles is parsed again.
+
+Each parser is one module under ``parse/`` (``parse(doc_id, content, meta)``, ``VERSION``, and
+optionally ``INPUT``, ``LANGUAGES``, ``FORMATS``, ``DOC_TYPES``); ``BUILTIN`` lists them, one
+line each, with the corpus formats it reads when the module does not declare ``FORMATS``
+itself. A parser declaring ``DOC_TYPES`` reads documents of those types in its formats ahead
+of the format's own parser (transcripts: earnings calls given as text or Markdown). The
+corpus loader accepts every registered format (corpus/schema.py ``FORMATS``), and a format
+read from bytes is given as a file (``BINARY_FORMATS``). A built-in module that fails to
+import is an error naming it, never a parser silently missing. ``register`` adds one at run
+time (tests, plug-ins outside the package).
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -32,6 +43,19 @@ class ParserSpec:
     # languages the parser has rules of its own for (parse/text.py, parse/transcript.py:
     # Spanish headings, turns); the same bytes parse differently in them
     languages: frozenset[str] = frozenset()
+    formats: frozenset[str] = frozenset()    # the corpus formats it reads (empty: the format named like it)
+    doc_types: frozenset[str] = frozenset()  # only these document types, ahead of the format's parser
+
+    @property
+    def reads(self) -> frozenset[str]:
+        """Its formats; a spec made without them (copied by name and version) reads what its
+        built-in line says, else the format named like it."""
+        return self.formats or frozenset(BUILTIN.get(self.name, (self.name,)))
+
+    @property
+    def takes_over(self) -> frozenset[str]:
+        """The document types it reads ahead of the format's own parser (empty: any)."""
+        return self.doc_types or frozenset(BUILTIN_DOC_TYPES.get(self.name, ()))
 
     @property
     def key(self) -> str:
@@ -47,29 +71,49 @@ class ParserSpec:
         return f"{self.key}-{lang}" if lang in self.languages else self.key
 
 
+# the built-in parsers: module under parse/ -> the corpus formats it reads unless it declares FORMATS
+BUILTIN: dict[str, tuple[str, ...]] = {
+    "markdown": ("markdown",),
+    "html": ("html",),
+    "text": ("text",),
+    "transcript": ("text", "markdown"),   # earnings calls only (DOC_TYPES below)
+    "pdf": ("pdf",),
+}
+# document types a built-in parser takes over, unless its module declares DOC_TYPES
+BUILTIN_DOC_TYPES: dict[str, tuple[str, ...]] = {"transcript": ("earnings_call",)}
+
 _PARSERS: dict[str, ParserSpec] = {}
 
 
 def register(name: str, version: str, fn: ParseFn, input: str = "text",
-             languages: frozenset[str] | tuple[str, ...] = ()) -> None:
+             languages: frozenset[str] | tuple[str, ...] = (), formats: tuple[str, ...] = (),
+             doc_types: tuple[str, ...] = ()) -> None:
+    """Add (or replace) a parser; ``formats``: the corpus formats it reads (default: ``name``)."""
     if input not in INPUTS:
         raise ValueError(f"parser {name!r}: input must be one of {INPUTS}, not {input!r}")
-    _PARSERS[name] = ParserSpec(name, version, fn, input, frozenset(languages))
+    _PARSERS[name] = ParserSpec(name, version, fn, input, frozenset(languages), frozenset(formats),
+                                frozenset(doc_types))
+
+
+def unregister(name: str) -> None:
+    _PARSERS.pop(name, None)
+
+
+def _register_module(name: str) -> None:
+    try:
+        module = importlib.import_module(f"{__package__}.{name}")
+    except ImportError as exc:
+        raise ImportError(f"built-in parser module {__package__}.{name} failed to import: {exc}") from exc
+    register(name, module.VERSION, module.parse, getattr(module, "INPUT", "text"), getattr(module, "LANGUAGES", ()),
+             tuple(getattr(module, "FORMATS", BUILTIN[name])),
+             tuple(getattr(module, "DOC_TYPES", BUILTIN_DOC_TYPES.get(name, ()))))
 
 
 def _load_builtin() -> None:
     if _PARSERS:
         return
-    from . import markdown
-
-    register("markdown", markdown.VERSION, markdown.parse)
-    for module_name in ("html", "text", "transcript", "pdf"):
-        try:
-            module = __import__(f"{__package__}.{module_name}", fromlist=["parse", "VERSION"])
-        except ModuleNotFoundError:
-            continue
-        register(module_name, module.VERSION, module.parse, getattr(module, "INPUT", "text"),
-                 getattr(module, "LANGUAGES", ()))
+    for name in BUILTIN:
+        _register_module(name)
 
 
 def parsers() -> dict[str, ParserSpec]:
@@ -78,14 +122,27 @@ def parsers() -> dict[str, ParserSpec]:
 
 
 def select_parser(doc_type: str | None, fmt: str | None) -> ParserSpec:
-    """Pick the parser for a document class: transcripts get the transcript parser whatever
-    their format; otherwise the document's format decides."""
+    """Pick the parser for a document class: a parser declaring the document's type among
+    its ``doc_types`` (transcripts) wins in its formats; otherwise the document's format decides."""
     table = parsers()
-    if doc_type == "earnings_call" and fmt in ("text", "markdown") and "transcript" in table:
-        return table["transcript"]
-    if fmt in table:
-        return table[fmt]
-    raise UnsupportedDocument(f"no parser for format {fmt!r} (doc_type {doc_type!r}); known: {sorted(table)}")
+    for spec in table.values():
+        if doc_type in spec.takes_over and fmt in spec.reads:
+            return spec
+    for spec in table.values():
+        if not spec.takes_over and fmt in spec.reads:
+            return spec
+    raise UnsupportedDocument(f"no parser for format {fmt!r} (doc_type {doc_type!r}); known: {sorted(formats())}")
+
+
+def formats() -> frozenset[str]:
+    """Every corpus format a registered parser reads (the corpus loader accepts these)."""
+    return frozenset(f for spec in parsers().values() if not spec.takes_over for f in spec.reads)
+
+
+def binary_formats() -> frozenset[str]:
+    """The formats whose parser reads the raw bytes: given as a file (``path``), never as ``text``."""
+    return frozenset(f for spec in parsers().values() if not spec.takes_over and spec.input == "bytes"
+                     for f in spec.reads)
 
 
 def parsers_version() -> str:

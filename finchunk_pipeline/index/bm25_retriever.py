@@ -1,0 +1,158 @@
+"""The retriever interface the evaluation and search use, and the BM25 retriever.
+
+A retriever ranks the rows of one chunk set (row i = row i of chunks.parquet).
+``allowed`` restricts ranking to a boolean row mask *before* ranking (filters, as_of).
+
+BM25 here is two indexes over one analyzer (analyzer.py):
+
+- the chunks' indexed text (``embedding_text``): what each chunk says;
+- the documents' text (documents.py, the same for every chunk set): which document the
+  question is about. A chunk's score is ``chunk / max chunk + doc_prior x document / max
+  document`` over the query's scores, so a chunk that matches the question in a document
+  that matches it as a whole ranks above an equally good chunk in a document that does not
+  (``doc_prior`` 0 = chunk scores alone, ranked exactly as rank_bm25 ranks them). Within one
+  document (filtered mode) the prior is a constant and changes nothing.
+
+Languages (languages.py): each row and each document is analysed with its document's
+language, each query with one language (``languages=`` per query, else detected); an
+English-only index is exactly the index it was before languages existed.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from ..storage import read_json, write_bytes, write_json
+from .analyzer import DEFAULT_ANALYZER, get_analyzer
+from .bm25 import BM25Index, top_k
+from .languages import IndexLanguages, languages_key
+
+Hits = list[tuple[int, float]]  # (row, score), best first
+
+DEFAULT_DOC_PRIOR = 1.0
+
+
+class Retriever(Protocol):
+    name: str
+
+    def search_many(self, queries: Sequence[str], k: int,
+                    allowed: Sequence[np.ndarray | None] | None = None) -> list[Hits]: ...
+
+
+class BM25Retriever:
+    name = "bm25"
+
+    def __init__(self, index: BM25Index, analyzer: str = "plain", doc_index: BM25Index | None = None,
+                 row_doc: np.ndarray | None = None, doc_prior: float = 0.0,
+                 languages: IndexLanguages | None = None):
+        self.index = index
+        self.languages = languages or IndexLanguages()
+        self.analyzer_name = analyzer
+        self.analyzer = get_analyzer(analyzer, self.languages.main)
+        self.doc_index, self.row_doc = doc_index, row_doc
+        self.doc_prior = doc_prior if doc_index is not None else 0.0
+
+    @classmethod
+    def build(cls, texts: Sequence[str], analyzer: str = DEFAULT_ANALYZER, doc_ids: Sequence[str] | None = None,
+              doc_texts: dict[str, str] | None = None, doc_prior: float = DEFAULT_DOC_PRIOR,
+              doc_languages: dict[str, str] | None = None, language_override: str | None = None) -> "BM25Retriever":
+        """``doc_ids`` (per row) and ``doc_texts`` (per document) give the document prior;
+        ``doc_languages`` ({doc_id: analysis language}, with ``doc_ids``) the analyzer of
+        each row and document (English without); ``language_override`` is recorded so every
+        query of an index built in one forced language is analysed in it too."""
+        langs = IndexLanguages.of_rows(doc_ids, doc_languages, language_override)
+        row_langs = [langs.of_doc(d) for d in doc_ids] if doc_ids is not None else [langs.main] * len(texts)
+        index = BM25Index.build([get_analyzer(analyzer, lang).terms(t) for t, lang in zip(texts, row_langs)])
+        if not doc_prior or doc_ids is None or doc_texts is None:
+            return cls(index, analyzer, languages=langs)
+        docs = sorted(set(doc_ids))
+        pos = {d: i for i, d in enumerate(docs)}
+        doc_index = BM25Index.build([get_analyzer(analyzer, langs.of_doc(d)).terms(doc_texts.get(d, "")) for d in docs])
+        return cls(index, analyzer, doc_index, np.array([pos[d] for d in doc_ids], dtype=np.int64), doc_prior, langs)
+
+    @property
+    def analyzer_key(self) -> str:
+        return languages_key(self.analyzer_name, self.languages.present)
+
+    def describe(self) -> dict:
+        out = {"analyzer": self.analyzer_key, "doc_prior": self.doc_prior}
+        if self.languages.present != ("en",):
+            out["languages"] = list(self.languages.present)
+        return out
+
+    def question_language(self, doc_ids) -> str | None:
+        """The language of a question about ``doc_ids`` (their documents' language)."""
+        return self.languages.of_question(doc_ids)
+
+    def save(self, folder: str | Path) -> None:
+        folder = Path(folder)
+        self.index.save(folder)
+        if self.doc_index is not None:
+            self.doc_index.save(folder / "documents")
+            write_bytes(folder / "row_doc.npy", _npy(self.row_doc))
+        meta = {"analyzer": self.analyzer_name, "analyzer_version": get_analyzer(self.analyzer_name).version,
+                "doc_prior": self.doc_prior}
+        if self.languages.present != ("en",) or self.languages.override:
+            meta["analyzer_keys"] = {lang: get_analyzer(self.analyzer_name, lang).key for lang in self.languages.present}
+            meta.update(self.languages.to_json())
+        write_json(folder / "retriever.json", meta)
+
+    @classmethod
+    def load(cls, folder: str | Path) -> "BM25Retriever":
+        folder = Path(folder)
+        meta = read_json(folder / "retriever.json") if (folder / "retriever.json").exists() else {}
+        analyzer = meta.get("analyzer", "plain")
+        if meta.get("analyzer_version", get_analyzer(analyzer).version) != get_analyzer(analyzer).version:
+            raise ValueError(f"{folder}: built with analyzer {analyzer} {meta['analyzer_version']}, "
+                             f"this code has {get_analyzer(analyzer).version}; rebuild the index")
+        for lang, key in meta.get("analyzer_keys", {}).items():
+            if get_analyzer(analyzer, lang).key != key:
+                raise ValueError(f"{folder}: built with analyzer {key} for language {lang!r}, this code has "
+                                 f"{get_analyzer(analyzer, lang).key}; rebuild the index")
+        langs = IndexLanguages.from_json(meta)
+        index = BM25Index.load(folder)
+        if meta.get("doc_prior") and (folder / "documents").exists():
+            row_doc = np.load(folder / "row_doc.npy", allow_pickle=False)
+            return cls(index, analyzer, BM25Index.load(folder / "documents"), row_doc, float(meta["doc_prior"]), langs)
+        return cls(index, analyzer, languages=langs)
+
+    def query_terms(self, query: str, language: str | None = None) -> list[str]:
+        """The terms of a query, analysed in its language (languages.py)."""
+        return get_analyzer(self.analyzer_name, self.languages.for_query(query, language)).query_terms(query)
+
+    def scores_many(self, queries: Sequence[str], languages: Sequence[str | None] | None = None) -> np.ndarray:
+        """(Q, N) ranking scores (chunk BM25, plus the document prior when there is one);
+        ``languages``: each query's language when known (else detected, languages.py)."""
+        if self.languages.present == ("en",) and not self.languages.override:
+            terms = [self.analyzer.query_terms(q) for q in queries]
+        else:
+            hints = languages if languages is not None else [None] * len(queries)
+            terms = [self.query_terms(q, h) for q, h in zip(queries, hints)]
+        scores = self.index.scores_many(terms)
+        if not self.doc_prior:
+            return scores
+        docs = self.doc_index.scores_many(terms)
+        cmax = np.maximum(scores.max(axis=1, initial=0.0), 1e-12)[:, None]
+        dmax = np.maximum(docs.max(axis=1, initial=0.0), 1e-12)[:, None]
+        return scores / cmax + self.doc_prior * (docs / dmax)[:, self.row_doc]
+
+    def search_many(self, queries, k, allowed=None, languages=None) -> list[Hits]:
+        out: list[Hits] = []
+        batch = max(1, min(256, 8_000_000 // max(self.index.size, 1)))  # (batch, N) dense scores stay small
+        for i in range(0, len(queries), batch):
+            scores = self.scores_many(queries[i:i + batch], None if languages is None else languages[i:i + batch])
+            for j, row in enumerate(scores):
+                mask = allowed[i + j] if allowed is not None else None
+                idx = top_k(row, k, mask)
+                out.append([(int(r), float(row[r])) for r in idx])
+        return out
+
+
+def _npy(array: np.ndarray) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    return buf.getvalue()

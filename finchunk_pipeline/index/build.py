@@ -1,0 +1,61 @@
+"""A chunk set's index as an artefact (artefacts.py): its key, its files, built through the registry.
+
+An index's key is computed from everything it reads: the chunk set's inputs key (and, for an
+enriched representation, the enrichment's key), the settings the index declares it depends
+on (``IndexSpec.config``: analyzer, languages, prior, model, kind) and the code version of
+the modules that build it (``IndexSpec.modules``). Editing a builder rebuilds what it built;
+no hand-bumped constant is needed.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Callable, Sequence
+
+import pandas as pd
+
+from ..artefacts import LOCAL, PACKAGE, Artefact, Outcome, Transfer, artefact_key, code_hash, reuse_or_build
+from .registry import IndexSettings, index_files, index_spec
+
+ReadChunks = Callable[[Sequence[str]], pd.DataFrame]  # columns -> the chunk set's rows in chunks.parquet order
+
+
+def modules_version(modules: Sequence[str]) -> str:
+    """The code version of ``modules`` (artefacts.code_hash): the package's by their path in
+    it, a plug-in's outside the package by its file name."""
+    files = [Path(importlib.import_module(m).__file__).resolve() for m in modules]
+    inside = [f for f in files if f.is_relative_to(PACKAGE)]
+    outside = [f for f in files if not f.is_relative_to(PACKAGE)]
+    return code_hash(inside) + "".join(f"+{code_hash([f], root=f.parent)}" for f in outside)
+
+
+def index_code_version(name: str) -> str:
+    """The code version of what builds the index ``name`` (Dagster's asset code_version too)."""
+    return modules_version(index_spec(name).modules)
+
+
+def index_key(name: str, chunks_key: str, settings: IndexSettings, **inputs: str) -> str:
+    """The key of index ``name`` over a chunk set (``inputs``: further inputs' keys, e.g. the
+    enrichment's)."""
+    spec = index_spec(name)
+    return artefact_key(index=name, chunks=chunks_key, config=spec.config(settings),
+                        code=index_code_version(name), **inputs)
+
+
+def index_artefact(name: str, index_dir: str | Path) -> Artefact:
+    """``<index dir>/<name>/`` with its marker ``<index dir>/<name>.json``."""
+    index_dir = Path(index_dir)
+    return Artefact(index_dir / f"{name}.json", (index_dir / name,), tuple(index_files(name, index_dir)))
+
+
+def build_index(name: str, index_dir: str | Path, read_chunks: ReadChunks, chunks_key: str,
+                settings: IndexSettings, transfer: Transfer = LOCAL, force: bool = False) -> tuple[Outcome, str]:
+    """Index ``name`` of a chunk set under ``index_dir``: reused when its marker carries the
+    key, else built from the chunk columns it declares. Returns (outcome, key)."""
+    spec = index_spec(name)
+    key = index_key(name, chunks_key, settings)
+
+    def build() -> dict:
+        return spec.build(read_chunks(list(spec.columns)), Path(index_dir), settings)
+
+    return reuse_or_build(index_artefact(name, index_dir), key, build, transfer, force), key

@@ -1,0 +1,1 @@
+"""The built-in retrievers, one module each, listed in ``index/registry.py`` (``BUILTIN``)."""

@@ -1,0 +1,78 @@
+"""The ``dense`` retriever: FAISS over normalised sentence embeddings (dense.py), embedded
+through the shared cache (embed.py). Its index: ``<index dir>/dense/`` (index.faiss, row ids,
+dense.json with the model id)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..registry import IndexSettings, IndexSpec, LoadRequest, RetrieverSpec
+
+NAME = "dense"
+
+
+def _embedder(model_path: str | None, cache_dir, backend: str | None):
+    """The shared embedder; the backend passed only when one is asked for (the default is the
+    Settings', embed.py), so stand-in embedders taking (model_path, cache_dir) fit too."""
+    from ..embed import get_embedder
+
+    return get_embedder(model_path, cache_dir, **({"backend": backend} if backend else {}))
+
+
+def build_retriever(chunks: pd.DataFrame, folder: str | Path, model_path: str | None = None,
+                    cache_dir: str | Path | None = None, kind: str = "flat", progress=None,
+                    backend: str | None = None):
+    """Embed ``chunks.embedding_text`` (through the embedding cache) and save a FAISS index to
+    ``folder/dense``. Returns (DenseRetriever, EmbedStats)."""
+    from ..dense import DenseIndex, DenseRetriever
+
+    embedder = _embedder(model_path, cache_dir, backend)
+    vectors, stats = embedder.embed(chunks["embedding_text"].tolist(), progress=progress)
+    index = DenseIndex.build(vectors, chunks["chunk_id"].tolist(), kind=kind)
+    index.save(Path(folder) / NAME, extra={"model_id": embedder.model_id, "model_path": embedder.model_path})
+    return DenseRetriever(index, embedder), stats
+
+
+def model_id(settings: IndexSettings) -> str:
+    """The embedder's model id: the model, and the backend when it is not torch."""
+    return _embedder(settings.model_path, settings.embeddings_dir, settings.embed_backend).model_id
+
+
+def _build(chunks: pd.DataFrame, index_dir: Path, settings: IndexSettings) -> dict:
+    retriever, stats = build_retriever(chunks, index_dir, settings.model_path, settings.embeddings_dir,
+                                       settings.dense_kind, settings.progress, settings.embed_backend)
+    return {"model_id": retriever.embedder.model_id, "kind": settings.dense_kind, "chunks": len(chunks),
+            "dim": retriever.index.dim, "embed": stats.as_dict()}
+
+
+def _config(settings: IndexSettings) -> dict:
+    return {"model": model_id(settings), "kind": settings.dense_kind}
+
+
+def load_dense(index_dir: Path, request: LoadRequest):
+    """The dense retriever over ``index_dir/dense``, its queries embedded by the model it was
+    built with (checked against the chunk set's rows and the model id)."""
+    from ..dense import DenseIndex, DenseRetriever
+
+    folder = index_dir / NAME
+    index = DenseIndex.load(folder)
+    chunks = request.chunks
+    if chunks is not None and "chunk_id" in chunks and chunks["chunk_id"].tolist() != index.row_ids:
+        raise ValueError(f"{folder}: row ids differ from the chunk set's rows; rebuild the index")
+    meta = DenseIndex.meta(folder)
+    built_with = meta.get("model_path")
+    model_path = request.model_path or (built_with if built_with and Path(built_with).exists() else None)
+    embedder = _embedder(model_path, request.cache_dir, request.embed_backend)
+    if meta.get("model_id") and meta["model_id"] != embedder.model_id:
+        raise ValueError(f"{folder} was built with model {meta['model_id']}, queries would use {embedder.model_id}")
+    return DenseRetriever(index, embedder)
+
+
+RETRIEVER = RetrieverSpec(
+    name=NAME, load=load_dense,
+    index=IndexSpec(columns=("chunk_id", "embedding_text"), build=_build, required=("index.faiss", "dense.json"),
+                    config=_config, embeds=True,
+                    modules=(__name__, "finchunk_pipeline.index.dense", "finchunk_pipeline.index.embed",
+                             "finchunk_pipeline.index.onnx_backend")),
+)

@@ -1,0 +1,150 @@
+"""The retriever registry: which retrievers exist, the indexes they read, how each is built and loaded.
+
+Each retriever is one module declaring a ``RETRIEVER = RetrieverSpec(...)``; the built-in ones
+live under ``index/entries/`` and are listed in ``BUILTIN`` (one line each). A retriever with an
+index of its own declares an ``IndexSpec``: the chunk columns it reads, how to build it into
+``<index dir>/<name>/`` from a chunk set, the files that must exist, the settings and code
+modules its artefact key depends on. A retriever without one (hybrid) names the retrievers
+whose indexes it reads in ``needs``.
+
+The index assets (assets/indexes.py, assets/dense.py) build every registered index through
+``IndexSpec.build``; the evaluation and ``finchunk search`` load retrievers through
+``RetrieverSpec.load``. ``register`` / ``unregister`` add one at run time (tests, plug-ins
+outside the package).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+# the built-in retrievers: modules under index/entries/, each declaring RETRIEVER
+BUILTIN = ("bm25", "dense", "hybrid")
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    """What an index build may read beyond the chunks: the run's settings for indexes.
+    Each index keys its artefact on the fields it uses (``IndexSpec.config``)."""
+
+    analyzer: str = ""                                # BM25 analyzer ("" = index.analyzer.DEFAULT_ANALYZER)
+    doc_prior: float | None = None                    # None = bm25_retriever.DEFAULT_DOC_PRIOR
+    doc_languages: dict[str, str] | None = None       # {doc_id: analysis language}
+    language_override: str | None = None
+    languages_key: str = ""                           # names the analyzers of the languages present
+    model_path: str | None = None                     # embedding model folder (None = the packaged one)
+    embeddings_dir: Path | None = None                # the shared embedding cache
+    dense_kind: str = "flat"                          # flat | hnsw
+    embed_backend: str | None = None                  # torch | onnx | onnx-int8 (None = Settings')
+    progress: Any = field(default=None, compare=False)  # progress.Progress for long builds
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """What loading a retriever may use: the chunk set's rows (to check row ids), the
+    embedding model, cache and backend, and retriever options (hybrid: method, rrf_k, ...)."""
+
+    chunks: pd.DataFrame | None = None
+    model_path: str | None = None
+    cache_dir: str | Path | None = None
+    embed_backend: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """An index of its own, stored as ``<index dir>/<name>/`` with the marker ``<name>.json``."""
+
+    columns: tuple[str, ...]                                   # chunk columns the build reads
+    build: Callable[[pd.DataFrame, Path, IndexSettings], dict]  # writes <index dir>/<name>/, returns the marker record
+    required: tuple[str, ...]                                  # files (relative to <index dir>/<name>/) that must exist
+    config: Callable[[IndexSettings], dict] = lambda s: {}     # the settings the index depends on (its key)
+    modules: tuple[str, ...] = ()                              # dotted modules whose code builds it (its key)
+    embeds: bool = False                                       # needs the embedding model: built by faiss_index
+
+
+@dataclass(frozen=True)
+class RetrieverSpec:
+    name: str
+    load: Callable[[Path, LoadRequest], Any]   # (index dir, request) -> a retriever (index.bm25_retriever.Retriever)
+    index: IndexSpec | None = None             # its own index, if it has one
+    needs: tuple[str, ...] = ()                # other retrievers whose indexes it reads (hybrid: bm25, dense)
+
+    @property
+    def indexes(self) -> tuple[str, ...]:
+        """The names of every index it reads: its own, then those of ``needs``."""
+        return ((self.name,) if self.index is not None else ()) + self.needs
+
+
+_REGISTRY: dict[str, RetrieverSpec] = {}
+
+
+def _load_builtin() -> None:
+    for module_name in BUILTIN:
+        if module_name in _REGISTRY:
+            continue
+        try:
+            module = importlib.import_module(f"{__package__}.entries.{module_name}")
+        except ImportError as exc:
+            raise ImportError(f"built-in retriever module {__package__}.entries.{module_name} failed to import: "
+                              f"{exc}") from exc
+        _REGISTRY.setdefault(module.RETRIEVER.name, module.RETRIEVER)
+
+
+def register(spec: RetrieverSpec) -> None:
+    """Add (or replace) a retriever; the indexes it ``needs`` must be registered already."""
+    _load_builtin()
+    missing = [n for n in spec.needs if n not in _REGISTRY or _REGISTRY[n].index is None]
+    if missing:
+        raise ValueError(f"retriever {spec.name!r} needs indexes no registered retriever has: {missing}")
+    _REGISTRY[spec.name] = spec
+
+
+def unregister(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def retrievers() -> dict[str, RetrieverSpec]:
+    """Every registered retriever by name, built-in ones first."""
+    _load_builtin()
+    return dict(_REGISTRY)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(retrievers())
+
+
+def get(name: str) -> RetrieverSpec:
+    table = retrievers()
+    if name not in table:
+        raise ValueError(f"unknown retriever {name!r}; known: {tuple(table)}")
+    return table[name]
+
+
+def needs() -> dict[str, tuple[str, ...]]:
+    """{retriever: the indexes it reads}."""
+    return {name: spec.indexes for name, spec in retrievers().items()}
+
+
+def index_spec(name: str) -> IndexSpec:
+    spec = get(name)
+    if spec.index is None:
+        raise ValueError(f"retriever {name!r} has no index of its own; it reads {spec.needs}")
+    return spec.index
+
+
+def index_files(name: str, index_dir: str | Path) -> list[Path]:
+    """The files the index ``name`` must have under ``index_dir`` to count as built."""
+    return [Path(index_dir) / name / f for f in index_spec(name).required]
+
+
+def index_exists(name: str, index_dir: str | Path) -> bool:
+    """Whether every index the retriever ``name`` reads is present under ``index_dir``."""
+    return all(p.exists() for part in get(name).indexes for p in index_files(part, index_dir))
+
+
+def load_retriever(name: str, index_dir: str | Path, request: LoadRequest | None = None):
+    return get(name).load(Path(index_dir), request or LoadRequest())
