@@ -36,13 +36,21 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..storage import sha256_bytes
-from .gcpause import without_gc
-from .lines import line_spans
 from .builder import DocBuilder
+from .gcpause import without_gc
 from .line_kinds import NOTE_LINE, is_num, line_heading_level, note_mark
+from .lines import line_spans
 from .model import BlockKind, ParsedDocument
 from .offsets import OffsetMap
-from .pdf_layout import CELL_SEP, PdfError, PdfLine, PdfPage, iter_pages, mark_furniture, open_pdf
+from .pdf_layout import (
+    CELL_SEP,
+    PdfError,
+    PdfLine,
+    PdfPage,
+    iter_pages,
+    mark_furniture,
+    open_pdf,
+)
 from .text_tables import emit_table, find_tables, is_row
 
 VERSION = "1"
@@ -201,7 +209,6 @@ def _emit_at(d: DocBuilder, lines: _ViewLines, tables: dict[int, tuple[int, int]
         return i + 1
     if lines.blank[i]:
         return i + 1
-    cur = lines.L(i)
     nm = _note_mark_at(lines, i, d.recent)
     if nm is not None:
         j = lines.block_end(i, tables, lambda t: note_mark(t, d.recent) is not None)

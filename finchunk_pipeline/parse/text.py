@@ -36,8 +36,15 @@ from ..lang.current import document_language
 from ..storage import sha256_text
 from .builder import DocBuilder
 from .gcpause import without_gc
-from .line_kinds import (NOTE_OR_PART_FIRST, PAGE_NO, is_part_or_item, line_heading_level, looks_title, note_mark,
-                         spanish)
+from .line_kinds import (
+    NOTE_OR_PART_FIRST,
+    PAGE_NO,
+    is_part_or_item,
+    line_heading_level,
+    looks_title,
+    note_mark,
+    spanish,
+)
 from .lines import line_spans
 from .model import BlockKind, ParsedDocument
 from .offsets import OffsetMap
