@@ -214,79 +214,35 @@ def _slug(stem: str, taken: set[str]) -> str:
 
 def build_corpus(src: str | Path, out: str | Path, metadata_csv: str | Path | None = None,
                  questions_csv: str | Path | None = None) -> FromFilesResult:
+    """Every readable file under ``src`` becomes a document of a corpus folder ``out``: its
+    format detected, its metadata read from the file name and the file (overridden by the
+    metadata CSV), its bytes stored under ``files/``; then the questions CSV, if given."""
     src, out = Path(src), Path(out)
     if not src.is_dir():
         raise FromFilesError(f"{src}: not a folder")
     if out.resolve() == src.resolve() or src.resolve() in out.resolve().parents:
         raise FromFilesError(f"--out {out} must not be inside the source folder {src}")
-    meta_rows = {}
-    if metadata_csv:
-        for i, row in enumerate(_read_csv(metadata_csv)):
-            if not row.get("file"):
-                raise FromFilesError(f"{metadata_csv} row {i + 1}: column 'file' is empty")
-            meta_rows[row["file"]] = row
+    meta_rows = _metadata_rows(metadata_csv) if metadata_csv else {}
     result = FromFilesResult(0)
     docs, taken = [], set()
     texts: dict[str, str] = {}
     by_file: dict[str, str] = {}
-    # hidden files and folders are not documents (e.g. finchunk fetch's .http-cache)
-    for f in sorted(p for p in src.rglob("*")
-                    if p.is_file() and not any(part.startswith(".") for part in p.relative_to(src).parts)):
+    for f in _source_files(src):
         rel = f.relative_to(src).as_posix()
         data = f.read_bytes()
         fmt, why = detect_format(data)
         if fmt is None:
             result.skipped[rel] = why
             continue
-        row = {c: None for c in schema.DOCUMENTS.names}
-        row.update(language="en", format=fmt, source_uri=f.resolve().as_uri())
-        found = filename_metadata(f.stem)
-        found_name_title = found["title"]
-        if fmt != "pdf":
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:  # cp1252 text: stored as UTF-8, the encoding documents use
-                text = data.decode("cp1252")
-                data = text.encode("utf-8")
-                result.notes.append(f"{rel}: read as cp1252, stored as UTF-8")
-            found.update(html_metadata(text) if fmt == "html" else text_metadata(text[:6000]))
-            if fmt != "html":
-                first = next((ln.strip("#* ").strip() for ln in text.splitlines() if ln.strip()), "")
-                if first and len(first) <= 120:
-                    found["title"] = first
-        else:
-            try:
-                found.update(pdf_metadata(data, rel))
-            except ValueError as exc:  # PDFium cannot open it: still a document, the parser reports why
-                result.notes.append(f"{rel}: no metadata from the file ({exc})")
-        row.update({k: v for k, v in found.items() if k in row})
-        for k, v in meta_rows.get(rel, {}).items():
-            if k in row and v not in (None, ""):
-                row[k] = v
-        doc_id = row["doc_id"] or _slug(f.stem, taken)
-        taken.add(doc_id)
-        row["doc_id"] = doc_id
-        row["doc_type"] = _doc_type(row["doc_type"])
-        row["issuer"] = row["issuer"] or f.stem
-        if not row["title"] or row["title"] == found_name_title:
-            row["title"] = " ".join(str(v) for v in (row["issuer"], row["fiscal_year"], row["doc_type"]) if v)
-        row["fiscal_year"] = int(row["fiscal_year"]) if row["fiscal_year"] not in (None, "") else None
-        for col in ("period_end",):
-            if isinstance(row[col], str):
-                row[col] = _parse_date(row[col])
-        if isinstance(row["filed_at"], str):
-            row["filed_at"] = datetime.fromisoformat(row["filed_at"].replace("Z", "+00:00"))
-        name = f"files/{_slug(f.stem, set()) }{FORMAT_EXT[fmt]}"
-        k = 2
-        while any(d["path"] == name for d in docs):
-            name = f"files/{_slug(f.stem, set())}-{k}{FORMAT_EXT[fmt]}"
-            k += 1
-        write_bytes(out / name, data)
-        row["path"] = name
+        found, name_title, data = _found_metadata(f, rel, fmt, data, result)
+        row = _document_row(f, fmt, found, name_title, meta_rows.get(rel, {}), taken)
+        taken.add(row["doc_id"])
+        row["path"] = _stored_name(f.stem, fmt, docs)
+        write_bytes(out / row["path"], data)
         docs.append(row)
-        by_file[rel] = doc_id
+        by_file[rel] = row["doc_id"]
         if fmt != "pdf":
-            texts[doc_id] = data.decode("utf-8")
+            texts[row["doc_id"]] = data.decode("utf-8")
     if not docs:
         raise FromFilesError(f"{src}: no PDF, HTML, Markdown or text files found "
                              f"({len(result.skipped)} skipped: {dict(list(result.skipped.items())[:5])})")
@@ -296,6 +252,82 @@ def build_corpus(src: str | Path, out: str | Path, metadata_csv: str | Path | No
     if questions_csv:
         _questions(questions_csv, out, docs, by_file, texts, result)
     return result
+
+
+def _metadata_rows(metadata_csv: str | Path) -> dict[str, dict]:
+    """The metadata CSV's rows by their ``file`` (relative to the source folder)."""
+    meta_rows = {}
+    for i, row in enumerate(_read_csv(metadata_csv)):
+        if not row.get("file"):
+            raise FromFilesError(f"{metadata_csv} row {i + 1}: column 'file' is empty")
+        meta_rows[row["file"]] = row
+    return meta_rows
+
+
+def _source_files(src: Path) -> list[Path]:
+    """The files under ``src`` in name order; hidden files and folders are not documents
+    (e.g. finchunk fetch's .http-cache)."""
+    return sorted(p for p in src.rglob("*")
+                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(src).parts))
+
+
+def _found_metadata(f: Path, rel: str, fmt: str, data: bytes,
+                    result: FromFilesResult) -> tuple[dict, str | None, bytes]:
+    """(metadata read from the file name and the file, the title the file name alone gave,
+    the bytes to store: cp1252 text is stored as UTF-8)."""
+    found = filename_metadata(f.stem)
+    name_title = found["title"]
+    if fmt != "pdf":
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:  # cp1252 text: stored as UTF-8, the encoding documents use
+            text = data.decode("cp1252")
+            data = text.encode("utf-8")
+            result.notes.append(f"{rel}: read as cp1252, stored as UTF-8")
+        found.update(html_metadata(text) if fmt == "html" else text_metadata(text[:6000]))
+        if fmt != "html":
+            first = next((ln.strip("#* ").strip() for ln in text.splitlines() if ln.strip()), "")
+            if first and len(first) <= 120:
+                found["title"] = first
+    else:
+        try:
+            found.update(pdf_metadata(data, rel))
+        except ValueError as exc:  # PDFium cannot open it: still a document, the parser reports why
+            result.notes.append(f"{rel}: no metadata from the file ({exc})")
+    return found, name_title, data
+
+
+def _document_row(f: Path, fmt: str, found: dict, name_title: str | None, meta_row: dict,
+                  taken: set[str]) -> dict:
+    """The documents.parquet row: found metadata, overridden by the metadata CSV's non-empty
+    values, with a unique doc_id, a doc_type of the schema and a title when none was found."""
+    row = {c: None for c in schema.DOCUMENTS.names}
+    row.update(language="en", format=fmt, source_uri=f.resolve().as_uri())
+    row.update({k: v for k, v in found.items() if k in row})
+    for k, v in meta_row.items():
+        if k in row and v not in (None, ""):
+            row[k] = v
+    row["doc_id"] = row["doc_id"] or _slug(f.stem, taken)
+    row["doc_type"] = _doc_type(row["doc_type"])
+    row["issuer"] = row["issuer"] or f.stem
+    if not row["title"] or row["title"] == name_title:
+        row["title"] = " ".join(str(v) for v in (row["issuer"], row["fiscal_year"], row["doc_type"]) if v)
+    row["fiscal_year"] = int(row["fiscal_year"]) if row["fiscal_year"] not in (None, "") else None
+    if isinstance(row["period_end"], str):
+        row["period_end"] = _parse_date(row["period_end"])
+    if isinstance(row["filed_at"], str):
+        row["filed_at"] = datetime.fromisoformat(row["filed_at"].replace("Z", "+00:00"))
+    return row
+
+
+def _stored_name(stem: str, fmt: str, docs: list[dict]) -> str:
+    """``files/<slug><ext>``, numbered when another document took that name."""
+    name = f"files/{_slug(stem, set())}{FORMAT_EXT[fmt]}"
+    k = 2
+    while any(d["path"] == name for d in docs):
+        name = f"files/{_slug(stem, set())}-{k}{FORMAT_EXT[fmt]}"
+        k += 1
+    return name
 
 
 def _questions(path, out: Path, docs: list[dict], by_file: dict[str, str], texts: dict[str, str],

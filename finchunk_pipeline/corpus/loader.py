@@ -147,67 +147,31 @@ def document_problem(row, root: Path | None = None) -> str | None:
 
 
 def load_corpus(path: str | Path) -> Corpus:
+    """Read and validate a corpus folder: every problem found is reported at once (a
+    ``CorpusError`` listing them), except that a table missing required columns stops there.
+    A document that cannot be used (``document_problem``) is recorded, not an error."""
     path = Path(path)
     if not path.is_dir():
         raise CorpusError([f"{path}: not a folder"])
     docs_file = path / "documents.parquet"
     if not docs_file.exists():
         raise CorpusError([f"{docs_file}: required file missing"])
-
-    problems: list[str] = []
-    docs_table = _read(docs_file)
-    problems += _missing_columns(docs_table, schema.DOCUMENTS_REQUIRED, "documents.parquet")
-    if "text" not in docs_table.column_names and "path" not in docs_table.column_names:
-        problems.append("documents.parquet: missing required column 'text' (or 'path', the files)")
-    if problems:
-        raise CorpusError(problems)
-    docs = docs_table.to_pandas()
-    for col in (*schema.DOCUMENTS.names, *schema.DOCUMENTS_OPTIONAL.names):
-        if col not in docs.columns:
-            docs[col] = None
-
-    ids = docs["doc_id"]
-    for i, doc_id in enumerate(ids):
-        if not isinstance(doc_id, str) or not doc_id:
-            problems.append(f"documents.parquet row {i}: doc_id is empty or not a string ({doc_id!r})")
-    for doc_id in ids[ids.duplicated()].unique():
-        rows = list(docs.index[ids == doc_id])
-        problems.append(f"documents.parquet rows {rows}: duplicate doc_id {doc_id!r}")
-
+    docs = _read_documents(docs_file)
+    problems = _doc_id_problems(docs["doc_id"], docs)
     doc_problems: dict[str, str] = {}
-    for i, row in enumerate(docs.to_dict("records")):
+    for row in docs.to_dict("records"):
         why = document_problem(row, path)
         if why and isinstance(row["doc_id"], str):
             doc_problems[row["doc_id"]] = why
-
-    passages = questions = None
-    pass_file = path / "passages.parquet"
-    if pass_file.exists():
-        table = _read(pass_file)
-        missing = _missing_columns(table, schema.PASSAGES.names, "passages.parquet")
-        if missing:
-            raise CorpusError(problems + missing)
-        passages = table.to_pandas()
-        for col in schema.PASSAGES_OPTIONAL.names:
-            if col not in passages.columns:
-                passages[col] = None
+    passages = _read_optional(path / "passages.parquet", schema.PASSAGES.names, schema.PASSAGES_OPTIONAL.names,
+                              problems)
+    if passages is not None:
         problems += _validate_passages(passages, docs, path, doc_problems)
-
-    q_file = path / "questions.parquet"
-    if q_file.exists():
-        table = _read(q_file)
-        missing = _missing_columns(table, schema.QUESTIONS_REQUIRED, "questions.parquet")
-        if missing:
-            raise CorpusError(problems + missing)
-        questions = table.to_pandas()
-        for col in ("answer", "as_of"):
-            if col not in questions.columns:
-                questions[col] = None
+    questions = _read_optional(path / "questions.parquet", schema.QUESTIONS_REQUIRED, ("answer", "as_of"), problems)
+    if questions is not None:
         problems += _validate_questions(questions, docs, passages)
-
     if problems:
         raise CorpusError(problems)
-
     xbrl = path / "xbrl_facts.parquet"
     return Corpus(
         path=path.resolve(),
@@ -217,6 +181,50 @@ def load_corpus(path: str | Path) -> Corpus:
         xbrl_facts_path=xbrl if xbrl.exists() else None,
         document_problems=doc_problems,
     )
+
+
+def _read_documents(docs_file: Path) -> pd.DataFrame:
+    """documents.parquet with every schema column (missing optional ones as None); missing
+    required columns raise."""
+    docs_table = _read(docs_file)
+    problems = _missing_columns(docs_table, schema.DOCUMENTS_REQUIRED, "documents.parquet")
+    if "text" not in docs_table.column_names and "path" not in docs_table.column_names:
+        problems.append("documents.parquet: missing required column 'text' (or 'path', the files)")
+    if problems:
+        raise CorpusError(problems)
+    docs = docs_table.to_pandas()
+    for col in (*schema.DOCUMENTS.names, *schema.DOCUMENTS_OPTIONAL.names):
+        if col not in docs.columns:
+            docs[col] = None
+    return docs
+
+
+def _doc_id_problems(ids: pd.Series, docs: pd.DataFrame) -> list[str]:
+    """Empty, non-string and duplicate doc_ids."""
+    problems = []
+    for i, doc_id in enumerate(ids):
+        if not isinstance(doc_id, str) or not doc_id:
+            problems.append(f"documents.parquet row {i}: doc_id is empty or not a string ({doc_id!r})")
+    for doc_id in ids[ids.duplicated()].unique():
+        rows = list(docs.index[ids == doc_id])
+        problems.append(f"documents.parquet rows {rows}: duplicate doc_id {doc_id!r}")
+    return problems
+
+
+def _read_optional(file: Path, required, optional, problems: list[str]) -> pd.DataFrame | None:
+    """An optional table (None when absent) with its optional columns added as None; missing
+    required columns raise, with the problems found so far."""
+    if not file.exists():
+        return None
+    table = _read(file)
+    missing = _missing_columns(table, required, file.name)
+    if missing:
+        raise CorpusError(problems + missing)
+    frame = table.to_pandas()
+    for col in optional:
+        if col not in frame.columns:
+            frame[col] = None
+    return frame
 
 
 def _lengths(docs: pd.DataFrame, root: Path, doc_problems: dict[str, str]) -> dict[str, int | None]:

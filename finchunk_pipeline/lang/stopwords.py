@@ -1,6 +1,7 @@
 """Stop words per language, accent-folded (they are compared after folding).
 
-English is the list BM25 has always used (``index/tokenize.py``), unchanged. Spanish, German,
+English is the list BM25 has always used (``ENGLISH``, which ``index/tokenize.py`` reads),
+unchanged; it lives here so the language layer imports nothing from the index above it. Spanish, German,
 French and Italian are the Snowball project's stop-word lists (snowballstem.org), trimmed of
 word forms that carry meaning in financial text (e.g. German "kein", Spanish "sin" kept as
 stop words, but no number words or negations are added). ``NEUTRAL`` has none.
@@ -14,6 +15,16 @@ def fold(word: str) -> str:
     decomposed = unicodedata.normalize("NFKD", word)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
 
+
+ENGLISH = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just me more most my myself no nor not now of off on once only or other our ours ourselves out
+over own same she should so some such than that the their theirs them themselves then there
+these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves
+""".split())
 
 _ES = """
 de la que el en y a los del se las por un para con no una su al lo como más pero sus le ya o
@@ -67,9 +78,7 @@ def _words(block: str) -> frozenset[str]:
 def stop_words(language: str) -> frozenset[str]:
     """The stop words of an analysis language (``codes.normalise``), accent-folded."""
     if language == "en":
-        from ..index.tokenize import STOP_WORDS
-
-        return STOP_WORDS
+        return ENGLISH
     return _LISTS.get(language, frozenset())
 
 

@@ -6,7 +6,7 @@ around them, so ``raw[block.start:block.end] == block.text``.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from ..storage import sha256_text
 from .footnotes import cited_marks, note_mark
@@ -85,61 +85,61 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
     b = _Builder(doc_id, text)
     lines = _lines(text)
     warnings: list[str] = []
-    i, n = 0, len(lines)
-
-    def line(k: int) -> str:
-        s, e = lines[k]
-        return text[s:e]
-
-    while i < n:
-        s, e = lines[i]
-        cur = text[s:e]
-        if not cur.strip():
-            i += 1
-            continue
-        m = _HEADING.match(cur)
-        if m:
-            level, title = len(m.group(1)), m.group(2).strip()
-            while b.headings and b.headings[-1][0] >= level:
-                b.headings.pop()
-            b.headings.append((level, title))
-            b.add(BlockKind.HEADING, s, e, attrs={"level": level})
-            i += 1
-            continue
-        if cur.lstrip().startswith("|"):
-            j = i
-            while j < n and line(j).lstrip().startswith("|"):
-                j += 1
-            _table(b, text, lines, i, j, warnings)
-            i = j
-            continue
-        if note_mark(cur) is not None:
-            # one note per line: footnotes printed below a table are often not blank-separated
-            b.add(BlockKind.NOTE, s, e, attrs={"mark": note_mark(cur)})
-            i += 1
-            continue
-        if _LIST_ITEM.match(cur):
-            j = i + 1
-            while j < n and line(j).strip() and (_LIST_ITEM.match(line(j)) or line(j).startswith((" ", "\t"))):
-                j += 1
-            items = sum(1 for k in range(i, j) if _LIST_ITEM.match(line(k)))
-            b.add(BlockKind.LIST, s, lines[j - 1][1], attrs={"items": items})
-            i = j
-            continue
-        j = i + 1
-        while j < n:
-            nxt = line(j)
-            if (not nxt.strip() or _HEADING.match(nxt) or nxt.lstrip().startswith("|")
-                    or note_mark(nxt) is not None or _LIST_ITEM.match(nxt)):
-                break
-            j += 1
-        b.add(BlockKind.PARAGRAPH, s, lines[j - 1][1])
-        i = j
-
+    i = 0
+    while i < len(lines):
+        i = _emit_at(b, lines, i, warnings)
     return ParsedDocument(
         doc_id=doc_id, doc_sha=sha256_text(text), parser="markdown", parser_version=VERSION,
         view_text=text, offsets=OffsetMap.identity(len(text)), blocks=b.blocks, warnings=warnings,
     )
+
+
+def _emit_at(b: _Builder, lines: list[tuple[int, int]], i: int, warnings: list[str]) -> int:
+    """Emit the block starting at line i (a heading, a pipe table, a footnote, a list, a
+    paragraph); returns the line after it."""
+    text = b.text
+    s, e = lines[i]
+    cur = text[s:e]
+    if not cur.strip():
+        return i + 1
+    m = _HEADING.match(cur)
+    if m:
+        level, title = len(m.group(1)), m.group(2).strip()
+        while b.headings and b.headings[-1][0] >= level:
+            b.headings.pop()
+        b.headings.append((level, title))
+        b.add(BlockKind.HEADING, s, e, attrs={"level": level})
+        return i + 1
+    if cur.lstrip().startswith("|"):
+        j = _run_end(text, lines, i, lambda t: t.lstrip().startswith("|"))
+        _table(b, text, lines, i, j, warnings)
+        return j
+    if note_mark(cur) is not None:
+        # one note per line: footnotes printed below a table are often not blank-separated
+        b.add(BlockKind.NOTE, s, e, attrs={"mark": note_mark(cur)})
+        return i + 1
+    if _LIST_ITEM.match(cur):
+        j = _run_end(text, lines, i + 1,
+                     lambda t: bool(t.strip()) and bool(_LIST_ITEM.match(t) or t.startswith((" ", "\t"))))
+        items = sum(1 for k in range(i, j) if _LIST_ITEM.match(text[lines[k][0]:lines[k][1]]))
+        b.add(BlockKind.LIST, s, lines[j - 1][1], attrs={"items": items})
+        return j
+    j = _run_end(text, lines, i + 1, _continues_paragraph)
+    b.add(BlockKind.PARAGRAPH, s, lines[j - 1][1])
+    return j
+
+
+def _run_end(text: str, lines: list[tuple[int, int]], j: int, belongs: Callable[[str], bool]) -> int:
+    """The first line from j on for which ``belongs`` does not hold (or the end)."""
+    while j < len(lines) and belongs(text[lines[j][0]:lines[j][1]]):
+        j += 1
+    return j
+
+
+def _continues_paragraph(line: str) -> bool:
+    """A paragraph runs until a blank line, a heading, a table, a footnote or a list item."""
+    return not (not line.strip() or _HEADING.match(line) or line.lstrip().startswith("|")
+                or note_mark(line) is not None or _LIST_ITEM.match(line))
 
 
 def _table(b: _Builder, text: str, lines, i: int, j: int, warnings: list[str]) -> None:

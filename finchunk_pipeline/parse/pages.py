@@ -97,24 +97,35 @@ def page_layout(lines: list[str], form_feed_after: list[bool] | None = None,
     n = len(lines)
     if blank is None:
         blank = [not ln.strip() for ln in lines]
-    ff = form_feed_after or [False] * n
+    ends = _page_ends(lines, form_feed_after or [False] * n, blank)
+    page, cur = [], 1
+    for e in ends:
+        page.append(cur)
+        if e:
+            cur += 1
+    starts = [0] + [k + 1 for k in range(n - 1) if ends[k]] if n else []
+    furniture = _furniture(lines, _edge_lines(starts, ends, blank), ends)
+    return PageLayout(page, furniture, _titles(lines, starts, blank, furniture))
+
+
+def _page_ends(lines: list[str], ff: list[bool], blank: list[bool]) -> list[bool]:
+    """Page ends: a form feed, or a page-number line followed by a blank line / the end
+    (the cheap conditions first; the regex only on lines before a blank line)."""
+    n = len(lines)
     any_ff = any(ff)
-    # page ends: a form feed, or a page-number line followed by a blank line / the end
-    # (the cheap conditions first; the regex only on lines before a blank line)
     ends = list(ff) if any_ff else [False] * n
     match_page_number = PAGE_NUMBER.match
     for k in range(n):
         if not ends[k] and (k + 1 >= n or blank[k + 1]) and not blank[k] and match_page_number(lines[k]) \
                 and not (any_ff and _form_feed_follows(k, blank, ff)):
             ends[k] = True
-    page, cur = [], 1
-    for e in ends:
-        page.append(cur)
-        if e:
-            cur += 1
-    # the EDGE non-blank lines after a page start / before a page end (a line that both
-    # starts and ends a page looks forward only)
-    starts = [0] + [k + 1 for k in range(n - 1) if ends[k]] if n else []
+    return ends
+
+
+def _edge_lines(starts: list[int], ends: list[bool], blank: list[bool]) -> list[int]:
+    """The EDGE non-blank lines after a page start / before a page end, in order (a line
+    that both starts and ends a page looks forward only)."""
+    n = len(blank)
     is_start = set(starts)
     near = set()
     for k in starts:
@@ -132,15 +143,26 @@ def page_layout(lines: list[str], form_feed_after: list[bool] | None = None,
                     near.add(j)
                     seen += 1
                 j -= 1
-    near_lines = sorted(near)
+    return sorted(near)
+
+
+def _furniture(lines: list[str], near_lines: list[int], ends: list[bool]) -> list[bool]:
+    """Among the lines near a page break: page numbers at page ends, index lines, and short
+    lines recurring on at least RUNNING_MIN pages."""
     counts = Counter(_norm(lines[k]) for k in near_lines if len(lines[k].strip()) <= RUNNING_MAX_CHARS)
     running = {t for t, c in counts.items() if c >= RUNNING_MIN}
-    furniture = [False] * n
+    furniture = [False] * len(lines)
     for k in near_lines:
         s = lines[k]
         if (ends[k] and PAGE_NUMBER.match(s)) or INDEX_LINE.match(s) or _norm(s) in running:
             furniture[k] = True
-    # page titles: after a page's leading furniture, the title-like lines
+    return furniture
+
+
+def _titles(lines: list[str], starts: list[int], blank: list[bool], furniture: list[bool]) -> list[bool]:
+    """Page titles: after a page's leading furniture, up to MAX_TITLE_LINES title-like lines."""
+    n = len(lines)
+    is_start = set(starts)
     title = [False] * n
     for k in starts:
         j = k
@@ -151,4 +173,4 @@ def page_layout(lines: list[str], form_feed_after: list[bool] | None = None,
             title[j] = True
             taken += 1
             j += 1
-    return PageLayout(page, furniture, title)
+    return title

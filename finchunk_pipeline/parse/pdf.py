@@ -11,7 +11,7 @@ quote are resolved into the same view (evaluation/gold_resolution.py). The view:
 - a blank line wherever the layout starts a new block (vertical gap, new column, font
   change) and around running headers / footers.
 
-Blocks reuse the plain-text parser's table, heading and footnote logic (parse/text.py), with
+Blocks reuse the plain-text parser's table, heading and footnote logic (``text_tables.py``, ``line_kinds.py``), with
 what the layout adds:
 
 - running headers / footers and page numbers: PARAGRAPH blocks with ``furniture: True``,
@@ -32,16 +32,26 @@ time (flat memory in the page count).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from ..storage import sha256_bytes
+from .builder import DocBuilder
 from .gcpause import without_gc
+from .line_kinds import NOTE_LINE, is_num, line_heading_level, note_mark
 from .lines import line_spans
 from .model import BlockKind, ParsedDocument
 from .offsets import OffsetMap
-from .pdf_layout import CELL_SEP, PdfError, PdfLine, PdfPage, iter_pages, mark_furniture, open_pdf
-from .text import (_NOTE_LINE, _Doc, _cites, _is_header_line, _is_num, _is_row, _line_heading_level,
-                   _note_mark, _table, _table_extent, _table_follows)
+from .pdf_layout import (
+    CELL_SEP,
+    PdfError,
+    PdfLine,
+    PdfPage,
+    iter_pages,
+    mark_furniture,
+    open_pdf,
+)
+from .text_tables import emit_table, find_tables, is_row
 
 VERSION = "1"
 INPUT = "bytes"           # the runner hands this parser the raw bytes, not decoded text
@@ -109,7 +119,7 @@ def _body_size(pages: list[PdfPage]) -> float:
 
 def _title_like(s: str) -> bool:
     s = s.strip()
-    if not s or len(s) > 120 or s.endswith((",", ";")) or _is_num(s):
+    if not s or len(s) > 120 or s.endswith((",", ";")) or is_num(s):
         return False
     if not (s[0].isupper() or s[0].isdigit() or s[0] in "(“\""):
         return False
@@ -118,6 +128,7 @@ def _title_like(s: str) -> bool:
 
 @without_gc
 def parse(doc_id: str, data: bytes, meta: dict[str, Any] | None = None) -> ParsedDocument:
+    """Extract the pages, build the text view, find its tables, then emit each line's block."""
     if not isinstance(data, (bytes, bytearray)):
         raise ValueError(f"{doc_id}: the pdf parser takes the file's bytes, got {type(data).__name__}")
     pages, warnings = extract(bytes(data), doc_id)
@@ -126,107 +137,118 @@ def parse(doc_id: str, data: bytes, meta: dict[str, Any] | None = None) -> Parse
     if not any(p.has_text for p in pages):
         raise PdfError(f"{doc_id}: none of its {len(pages)} pages has a text layer — OCR not configured")
     view, line_meta = build_view(pages)
-    body = _body_size(pages)
-    d = _Doc(doc_id, view)
-    lines = line_spans(view, "\n\f")
-    n = len(lines)
-
-    def L(k: int) -> str:
-        return view[lines[k][0]:lines[k][1]]
-
-    furniture = [m is not None and m.furniture for m in line_meta]
-    blank = [m is None or f for m, f in zip(line_meta, furniture)]   # furniture ends blocks like a blank
-    row = [(not blank[k]) and _is_row(L(k)) for k in range(n)]
-
-    # pass 1: tables (header lines: up to 3 multi-column lines directly above, same block)
-    tables: dict[int, tuple[int, int]] = {}
-    k, prev_end = 0, 0
-    while k < n:
-        if row[k] and _table_follows(k, n, row, blank, L):
-            last = _table_extent(k, n, row, blank, L)
-            h = k
-            while h > prev_end and k - h < 3 and not blank[h - 1] and _is_header_line(L(h - 1)) \
-                    and not line_meta[h].para_break:
-                h -= 1
-            tables[h] = (k, last)
-            prev_end = k = last + 1
-            continue
-        k += 1
-
-    def single(i: int) -> bool:
-        return i + 1 >= n or blank[i + 1] or line_meta[i + 1].para_break
-
+    lines = _ViewLines.of(view, line_meta, _body_size(pages))
+    d = DocBuilder(doc_id, view)
+    tables = find_tables(lines.n, lines.row, lines.blank, lines.L, lambda h: not line_meta[h].para_break)
     i = 0
-    while i < n:
-        if i in tables:
-            first, last = tables[i]
-            at = len(d.blocks)
-            _table(d, view, lines, i, first, last, row, blank, L)
-            _columns_by_position(d.blocks[at], range(i, first), range(first, last + 1), line_meta, L)
-            i = last + 1
-            continue
-        if furniture[i]:
-            d.add(BlockKind.PARAGRAPH, *lines[i], {"furniture": True})
-            i += 1
-            continue
-        if blank[i]:
-            i += 1
-            continue
-        s, e = lines[i]
-        cur = L(i)
-        lm = line_meta[i]
-        small = lm.size <= SMALL_PRINT * body
-        nm = _note_mark(cur, d.recent)
-        if nm is None and small and _NOTE_LINE.match(cur):
-            nm = _note_mark(cur, {m: "" for m in _mark_candidates(cur)})
-        if nm is not None:
-            j = i + 1
-            while j < n and not blank[j] and not line_meta[j].para_break and j not in tables \
-                    and _note_mark(L(j), d.recent) is None:
-                j += 1
-            attrs = {"mark": nm}
-            if d.recent.get(nm):
-                attrs["refers_to"] = d.recent[nm]
-            d.add(BlockKind.NOTE, s, lines[j - 1][1], attrs)
-            i = j
-            continue
-        lvl = _line_heading_level(cur)
-        one = single(i)
-        if lvl and (lvl <= 2 or one or _line_heading_level(L(i + 1) if i + 1 < n else "")):
-            if lvl <= 2 or len(cur.strip()) <= 100:
-                d.heading(lvl, s, e)
-                i += 1
-                continue
-        if one and _title_like(cur):
-            if lm.size >= HEADING_SIZE * body:
-                d.heading(2 if lm.size >= HEADING_SIZE_2 * body else 3, s, e)
-                i += 1
-                continue
-            if lm.bold and not cur.rstrip().endswith("."):
-                d.heading(4, s, e)
-                i += 1
-                continue
-        # paragraph: the layout's block of lines
-        j = i + 1
-        while j < n and not blank[j] and not line_meta[j].para_break and j not in tables \
-                and _line_heading_level(L(j)) not in (1, 2):
-            j += 1
-        body_text = view[s:lines[j - 1][1]]
-        attrs: dict[str, Any] = {}
-        marks = _cites(body_text)
-        if marks:
-            attrs["cites"] = marks
-        b = d.add(BlockKind.PARAGRAPH, s, lines[j - 1][1], attrs)
-        for m in marks:
-            d.recent[m] = b.block_id
-        i = j
-
+    while i < lines.n:
+        i = _emit_at(d, lines, tables, i)
     if not d.blocks:
         raise PdfError(f"{doc_id}: no text blocks found in {len(pages)} pages")
     return ParsedDocument(
         doc_id=doc_id, doc_sha=sha256_bytes(bytes(data)), parser="pdf", parser_version=VERSION,
         view_text=view, offsets=OffsetMap.identity(len(view)), blocks=d.blocks, warnings=warnings,
     )
+
+
+@dataclass
+class _ViewLines:
+    """The view's lines (split on ``\\n`` and ``\\f``) with the PDF line each holds (None:
+    blank), furniture, blank (furniture ends blocks like a blank line), table rows, and the
+    body font size (headings and small print are relative to it)."""
+
+    view: str
+    spans: list[tuple[int, int]]
+    meta: list[PdfLine | None]
+    furniture: list[bool]
+    blank: list[bool]
+    row: list[bool]
+    body: float
+
+    @classmethod
+    def of(cls, view: str, line_meta: list[PdfLine | None], body: float) -> _ViewLines:
+        spans = line_spans(view, "\n\f")
+        furniture = [m is not None and m.furniture for m in line_meta]
+        blank = [m is None or f for m, f in zip(line_meta, furniture)]
+        row = [(not blank[k]) and is_row(view[spans[k][0]:spans[k][1]]) for k in range(len(spans))]
+        return cls(view, spans, line_meta, furniture, blank, row, body)
+
+    @property
+    def n(self) -> int:
+        return len(self.spans)
+
+    def L(self, k: int) -> str:
+        return self.view[self.spans[k][0]:self.spans[k][1]]
+
+    def single(self, i: int) -> bool:
+        """Line i is alone in its block (the next is blank or starts a new layout block)."""
+        return i + 1 >= self.n or self.blank[i + 1] or self.meta[i + 1].para_break
+
+    def block_end(self, i: int, tables: dict[int, tuple[int, int]], ends: Callable[[str], bool]) -> int:
+        """The line after the layout block starting at i: up to a blank, a new layout block, a
+        table, or a line for which ``ends`` holds."""
+        j = i + 1
+        while j < self.n and not self.blank[j] and not self.meta[j].para_break and j not in tables \
+                and not ends(self.L(j)):
+            j += 1
+        return j
+
+
+def _emit_at(d: DocBuilder, lines: _ViewLines, tables: dict[int, tuple[int, int]], i: int) -> int:
+    """Emit the block starting at line i (a table, furniture, a note, a heading by its words
+    or by its font, a paragraph); returns the line after it."""
+    if i in tables:
+        first, last = tables[i]
+        at = len(d.blocks)
+        emit_table(d, lines.view, lines.spans, i, first, last, lines.row, lines.blank, lines.L)
+        _columns_by_position(d.blocks[at], range(i, first), range(first, last + 1), lines.meta, lines.L)
+        return last + 1
+    s, e = lines.spans[i]
+    if lines.furniture[i]:
+        d.add(BlockKind.PARAGRAPH, s, e, {"furniture": True})
+        return i + 1
+    if lines.blank[i]:
+        return i + 1
+    nm = _note_mark_at(lines, i, d.recent)
+    if nm is not None:
+        j = lines.block_end(i, tables, lambda t: note_mark(t, d.recent) is not None)
+        d.note(nm, s, lines.spans[j - 1][1], d.recent.get(nm))
+        return j
+    level = _heading_level(lines, i)
+    if level:
+        d.heading(level, s, e)
+        return i + 1
+    # paragraph: the layout's block of lines
+    j = lines.block_end(i, tables, lambda t: line_heading_level(t) in (1, 2))
+    d.paragraph(s, lines.spans[j - 1][1])
+    return j
+
+
+def _note_mark_at(lines: _ViewLines, i: int, recent: dict[str, str]) -> str | None:
+    """The footnote mark line i starts with: one cited before, or any mark in small print
+    (superscripts are plain digits in PDF text)."""
+    cur = lines.L(i)
+    nm = note_mark(cur, recent)
+    if nm is None and lines.meta[i].size <= SMALL_PRINT * lines.body and NOTE_LINE.match(cur):
+        nm = note_mark(cur, {m: "" for m in _mark_candidates(cur)})
+    return nm
+
+
+def _heading_level(lines: _ViewLines, i: int) -> int:
+    """The heading level of line i (0: none): by its words (``line_heading_level``), else a
+    title-like line alone in its block by its font: large (3, or 2 when larger still) or bold (4)."""
+    cur, lm = lines.L(i), lines.meta[i]
+    lvl = line_heading_level(cur)
+    one = lines.single(i)
+    if lvl and (lvl <= 2 or one or line_heading_level(lines.L(i + 1) if i + 1 < lines.n else "")):
+        if lvl <= 2 or len(cur.strip()) <= 100:
+            return lvl
+    if one and _title_like(cur):
+        if lm.size >= HEADING_SIZE * lines.body:
+            return 2 if lm.size >= HEADING_SIZE_2 * lines.body else 3
+        if lm.bold and not cur.rstrip().endswith("."):
+            return 4
+    return 0
 
 
 def _columns_by_position(table, header_lines, data_lines, line_meta, L) -> None:
@@ -250,5 +272,5 @@ def _columns_by_position(table, header_lines, data_lines, line_meta, L) -> None:
 
 
 def _mark_candidates(line: str) -> list[str]:
-    m = _NOTE_LINE.match(line)
+    m = NOTE_LINE.match(line)
     return [g for g in m.groups() if g] if m else []

@@ -16,7 +16,7 @@ issuer name (names come from the corpus's documents.parquet, see
 ``as_of`` is the row's column (the question text's date when the column is empty).
 Spanish questions (the es corpus's form) are parsed by ``answer_es.py``; their expected
 answers are read as Spanish numbers ("2.235,8").
-Measures map to concepts through ``MEASURES`` (first concept with a value wins).
+Measures map to concepts through ``pit_query.MEASURES`` (first concept with a value wins).
 
 Scoring: exact match after numeric normalisation — the expected answer and the fact value
 (scaled) are compared at the expected answer's number of decimals.
@@ -24,48 +24,16 @@ Scoring: exact match after numeric normalisation — the expected answer and the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
 
 from . import pit
+from .answer_es import parse_pregunta, spanish_number
+from .pit_query import PitQuery, measure_concepts
 from .store import FactsStore
 
-MEASURES: dict[str, tuple[str, ...]] = {
-    "revenues": ("us-gaap:Revenues", "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax",
-                 "us-gaap:SalesRevenueNet", "ifrs-full:Revenue"),
-    "cost of revenue": ("us-gaap:CostOfRevenue", "us-gaap:CostOfGoodsAndServicesSold"),
-    "gross profit": ("us-gaap:GrossProfit", "ifrs-full:GrossProfit"),
-    "selling, general and administrative expenses": ("us-gaap:SellingGeneralAndAdministrativeExpense",),
-    "research and development expenses": ("us-gaap:ResearchAndDevelopmentExpense",),
-    "operating income": ("us-gaap:OperatingIncomeLoss", "ifrs-full:ProfitLossFromOperatingActivities"),
-    "income tax expense": ("us-gaap:IncomeTaxExpenseBenefit", "ifrs-full:IncomeTaxExpenseContinuingOperations"),
-    "net income": ("us-gaap:NetIncomeLoss", "ifrs-full:ProfitLoss"),
-    "diluted earnings per share": ("us-gaap:EarningsPerShareDiluted", "ifrs-full:DilutedEarningsLossPerShare"),
-    "cash and cash equivalents": ("us-gaap:CashAndCashEquivalentsAtCarryingValue",
-                                  "ifrs-full:CashAndCashEquivalents"),
-    "total assets": ("us-gaap:Assets", "ifrs-full:Assets"),
-    "long-term debt": ("us-gaap:LongTermDebt", "us-gaap:LongTermDebtNoncurrent"),
-    "stockholders' equity": ("us-gaap:StockholdersEquity", "ifrs-full:Equity"),
-}
-_ALIASES = {
-    "revenue": "revenues", "net revenues": "revenues", "net revenue": "revenues", "sales": "revenues",
-    "net sales": "revenues", "total revenues": "revenues", "total revenue": "revenues",
-    "cost of revenues": "cost of revenue", "cost of sales": "cost of revenue",
-    "sg&a": "selling, general and administrative expenses",
-    "selling, general and administrative expense": "selling, general and administrative expenses",
-    "research and development expense": "research and development expenses",
-    "r&d expenses": "research and development expenses",
-    "operating loss": "operating income", "income from operations": "operating income",
-    "operating profit": "operating income", "income tax": "income tax expense",
-    "provision for income taxes": "income tax expense", "net loss": "net income",
-    "net earnings": "net income", "diluted eps": "diluted earnings per share",
-    "earnings per share": "diluted earnings per share", "cash": "cash and cash equivalents",
-    "assets": "total assets", "debt": "long-term debt", "shareholders' equity": "stockholders' equity",
-    "total stockholders' equity": "stockholders' equity", "equity": "stockholders' equity",
-}
 _SPANS = {"three": "Q", "3": "Q", "six": "H1", "6": "H1", "nine": "9M", "9": "9M", "twelve": "FY", "12": "FY"}
 _SCALES = {"usd millions": 1e6, "millions": 1e6, "usd thousands": 1e3, "thousands": 1e3,
            "usd billions": 1e9, "usd": 1.0}
@@ -80,19 +48,6 @@ PIT_QUESTION = re.compile(
     re.IGNORECASE)
 
 
-@dataclass
-class PitQuery:
-    entity: str
-    measure: str
-    concepts: tuple[str, ...]
-    as_of: date | None
-    period_end: date | None = None
-    duration: str | None = None   # Q / H1 / 9M / FY; None = instant
-    fiscal_year: int | None = None
-    scale: float = 1e6
-    locale: str = "en"            # how the expected answer writes numbers
-
-
 def _parse_date(s: str) -> date:
     s = s.strip()
     if re.match(r"\d{4}-\d{2}-\d{2}$", s):
@@ -100,19 +55,9 @@ def _parse_date(s: str) -> date:
     return datetime.strptime(s, "%B %d, %Y").date()
 
 
-def measure_concepts(measure: str) -> tuple[str, ...] | None:
-    m = re.sub(r"\s+", " ", measure.strip().lower().replace("\u2019", "'"))
-    if re.match(r"^[a-z][a-z0-9-]*:[A-Za-z0-9_]+$", measure.strip()):  # a concept named directly
-        return (measure.strip(),)
-    m = _ALIASES.get(m, m)
-    return MEASURES.get(m)
-
-
 def parse_question(text: str) -> PitQuery | None:
     m = PIT_QUESTION.match(text or "")
     if not m:
-        from .answer_es import parse_pregunta
-
         return parse_pregunta(text)
     concepts = measure_concepts(m["measure"])
     if not concepts:
@@ -227,8 +172,6 @@ def score_point_in_time(questions: pd.DataFrame, store: FactsStore,
             res = {"error": str(exc)}
         row["error"] = res.get("error")
         if res.get("fact") is not None and query.locale == "es" and expected is not None:
-            from .answer_es import spanish_number
-
             expected = spanish_number(expected)
         if res.get("fact") is not None:
             fact = res["fact"]

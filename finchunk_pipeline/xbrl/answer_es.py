@@ -11,6 +11,7 @@ import re
 from datetime import date
 
 from ..lang.labels import MONTHS_ES as MESES
+from .pit_query import PitQuery, measure_concepts
 
 MEDIDAS = {
     "resultado de explotación": "operating income", "ventas": "revenues",
@@ -26,9 +27,7 @@ PIT_PREGUNTA = re.compile(
 
 
 def parse_pregunta(text: str):
-    """A PitQuery (answer.py) for a Spanish point-in-time question, or None."""
-    from .answer import PitQuery, measure_concepts
-
+    """A PitQuery (pit_query.py) for a Spanish point-in-time question, or None."""
     m = PIT_PREGUNTA.match(text or "")
     if not m:
         return None

@@ -88,89 +88,116 @@ def _labels_by_end(filings: pd.DataFrame) -> dict[tuple[str, date], Counter]:
 
 
 def _quarters_of_group(g: pd.DataFrame, labels: dict, cik: str) -> list[dict]:
+    """The quarters of one (cik, concept, unit): for each fiscal year start, the four quarter
+    ends, the year's label, then each quarter filed or derived."""
     dur = g[g["period_start"].notna()]
     if dur.empty:
         return []
-    periods: dict[tuple[date, date], Any] = {}
-    for r in dur.itertuples(index=False):
-        periods[(r.period_start, r.period_end)] = r
-    by_start: dict[date, list[tuple[date, int]]] = {}
-    for (s, e) in periods:
-        by_start.setdefault(s, []).append((e, (e - s).days + 1))
-
-    starts: set[date] = set()
-    for (s, e) in periods:
-        days = (e - s).days + 1
-        if _in(days, "H1") or _in(days, "9M") or _in(days, "FY"):
-            starts.add(s)
-        if _in(days, "FY"):
-            starts.add(e + timedelta(days=1))
-
-    def ytd(s: date, kind: str) -> date | None:
-        ends = sorted(e for e, d in by_start.get(s, []) if _in(d, kind))
-        return ends[-1] if ends else None
-
-    def next_quarter_end(prev_end: date | None) -> date | None:
-        if prev_end is None:
-            return None
-        return ytd(prev_end + timedelta(days=1), "Q")
-
-    rows: list[dict] = []
+    known = _Durations(dur)
     concept, unit = g["concept"].iat[0], g["unit"].iat[0]
     can_derive = additive(concept, unit)
     ticker = g["ticker"].dropna().iat[0] if g["ticker"].notna().any() else None
-    for s in sorted(starts):
-        ends: dict[int, date | None] = {1: ytd(s, "Q")}
-        for k in (2, 3, 4):
-            ends[k] = ytd(s, _YTD[k]) or next_quarter_end(ends[k - 1])
+    rows: list[dict] = []
+    for s in sorted(known.year_starts()):
+        ends = known.quarter_ends(s)
         if not any(ends.values()):
             continue
-        # label of the fiscal year
-        votes: Counter = Counter()
+        label = _fiscal_label(s, ends, labels, cik)
         for k in (1, 2, 3, 4):
-            if ends[k] is not None:
-                votes.update(labels.get((cik, ends[k]), Counter()))
-        fy_end = ends[4] or (date(s.year + 1, s.month, 1) - timedelta(days=1) if s.day == 1
-                             else s + timedelta(days=364))
-        label = _calendar_label(fy_end)
-        if votes:
-            best = votes.most_common(1)[0][0]
-            if abs(best - label) <= 1:
-                label = best
-        for k in (1, 2, 3, 4):
-            e = ends[k]
-            if e is None:
-                continue
-            qs = s if k == 1 else (ends[k - 1] + timedelta(days=1) if ends[k - 1] else None)
-            filed = periods.get((qs, e)) if qs is not None else None
-            if filed is not None and not _in((e - qs).days + 1, "Q"):
-                filed = None
-            derived = None
-            formula = None
-            inputs: list = []
-            if k > 1 and can_derive and ends[k - 1] is not None:
-                cur = periods.get((s, e))
-                prev = periods.get((s, ends[k - 1]))
-                if cur is not None and prev is not None:
-                    derived = round(float(cur.value) - float(prev.value), 6)
-                    formula = _FORMULA[k]
-                    inputs = [cur, prev]
-            if filed is None and derived is None:
-                continue
-            if qs is None:
-                qs = s if k == 1 else None
-            rows.append({
-                "cik": cik, "ticker": ticker, "concept": concept, "unit": unit,
-                "fiscal_year": label, "quarter": k, "period_start": qs, "period_end": e,
-                "value": float(filed.value) if filed is not None else derived,
-                "method": "filed" if filed is not None else "derived",
-                "filed_value": float(filed.value) if filed is not None else None,
-                "derived_value": derived,
-                "formula": formula,
-                "accessions": ",".join(sorted({r.accession for r in ([filed] if filed is not None else inputs)})),
-                "known_at": max(r.filed_at for r in ([filed] if filed is not None else inputs)),
-            })
+            row = _quarter_row(known, s, ends, k, can_derive) if ends[k] is not None else None
+            if row is not None:
+                rows.append({"cik": cik, "ticker": ticker, "concept": concept, "unit": unit,
+                             "fiscal_year": label, "quarter": k, **row})
     return rows
+
+
+class _Durations:
+    """The duration facts of one concept known at the date: (start, end) -> latest fact, and
+    for each start the ends with their length in days."""
+
+    def __init__(self, dur: pd.DataFrame):
+        self.periods: dict[tuple[date, date], Any] = {}
+        for r in dur.itertuples(index=False):
+            self.periods[(r.period_start, r.period_end)] = r
+        self.by_start: dict[date, list[tuple[date, int]]] = {}
+        for (s, e) in self.periods:
+            self.by_start.setdefault(s, []).append((e, (e - s).days + 1))
+
+    def year_starts(self) -> set[date]:
+        """Starts of half-year, nine-month and full-year periods, and the day after a full year."""
+        starts: set[date] = set()
+        for (s, e) in self.periods:
+            days = (e - s).days + 1
+            if _in(days, "H1") or _in(days, "9M") or _in(days, "FY"):
+                starts.add(s)
+            if _in(days, "FY"):
+                starts.add(e + timedelta(days=1))
+        return starts
+
+    def ytd(self, s: date, kind: str) -> date | None:
+        """The latest end of a ``kind``-long period starting at s."""
+        ends = sorted(e for e, d in self.by_start.get(s, []) if _in(d, kind))
+        return ends[-1] if ends else None
+
+    def quarter_ends(self, s: date) -> dict[int, date | None]:
+        """e1..e4 of the fiscal year starting at s: the year-to-date ends, else the end of a
+        quarter starting the day after the previous quarter end."""
+        ends: dict[int, date | None] = {1: self.ytd(s, "Q")}
+        for k in (2, 3, 4):
+            prev = ends[k - 1]
+            ends[k] = self.ytd(s, _YTD[k]) or (self.ytd(prev + timedelta(days=1), "Q") if prev else None)
+        return ends
+
+
+def _fiscal_label(s: date, ends: dict[int, date | None], labels: dict, cik: str) -> int:
+    """The company's own label for the year (the fy its filings for the quarter ends vote
+    for), when within a year of the calendar label of the fiscal year end."""
+    votes: Counter = Counter()
+    for k in (1, 2, 3, 4):
+        if ends[k] is not None:
+            votes.update(labels.get((cik, ends[k]), Counter()))
+    fy_end = ends[4] or (date(s.year + 1, s.month, 1) - timedelta(days=1) if s.day == 1
+                         else s + timedelta(days=364))
+    label = _calendar_label(fy_end)
+    if votes:
+        best = votes.most_common(1)[0][0]
+        if abs(best - label) <= 1:
+            label = best
+    return label
+
+
+def _quarter_row(known: _Durations, s: date, ends: dict[int, date | None], k: int,
+                 can_derive: bool) -> dict | None:
+    """Quarter k of the year starting at s: its filed value (a ~90-day period), its value
+    derived from the year-to-date figures, or None when neither is known."""
+    e = ends[k]
+    qs = s if k == 1 else (ends[k - 1] + timedelta(days=1) if ends[k - 1] else None)
+    filed = known.periods.get((qs, e)) if qs is not None else None
+    if filed is not None and not _in((e - qs).days + 1, "Q"):
+        filed = None
+    derived = None
+    formula = None
+    inputs: list = []
+    if k > 1 and can_derive and ends[k - 1] is not None:
+        cur = known.periods.get((s, e))
+        prev = known.periods.get((s, ends[k - 1]))
+        if cur is not None and prev is not None:
+            derived = round(float(cur.value) - float(prev.value), 6)
+            formula = _FORMULA[k]
+            inputs = [cur, prev]
+    if filed is None and derived is None:
+        return None
+    sources = [filed] if filed is not None else inputs
+    return {
+        "period_start": qs, "period_end": e,
+        "value": float(filed.value) if filed is not None else derived,
+        "method": "filed" if filed is not None else "derived",
+        "filed_value": float(filed.value) if filed is not None else None,
+        "derived_value": derived,
+        "formula": formula,
+        "accessions": ",".join(sorted({r.accession for r in sources})),
+        "known_at": max(r.filed_at for r in sources),
+    }
 
 
 def derive_quarters(store: FactsStore, as_of: Any, entity: str | None = None,

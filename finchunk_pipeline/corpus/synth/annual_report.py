@@ -42,19 +42,44 @@ def annual_reports(seed: int, index: int):
 
 
 def _report(seed, iss, fig, year):
-    rng = random.Random(f"{seed}|ar|{iss.index}|{year}")
-    doc_id = f"ar-{iss.slug}-{year}"
-    cur, prev = fig.years[year], fig.years[year - 1]
-    latest = year == AR_YEARS[-1]
-    prev_op = fig.restated_prev_op if latest else prev.op_profit
-    b = BlockBuilder(doc_id)
-    qs: list[Question] = []
-    name, short = iss.name, iss.short
+    """One annual report, section by section (the layout in the module docstring); the
+    sections draw from one random stream in document order."""
+    r = _Report(seed, iss, fig, year)
+    r.b.heading(1, f"{iss.name} — Annual report {year}")
+    _chairmans_letter(r)
+    key = _highlights(r)
+    p_acq = _business_review(r)
+    _risks(r)
+    _notes(r, key, p_acq)
+    _unanswerable(r)
+    filed = utc(year + 1, 3, r.rng.randint(1, 28), 7, 0)
+    return make_doc(
+        r.b, r.qs, doc_id=r.doc_id, title=f"{iss.name} — Annual report {year}", doc_type="annual_report",
+        issuer=iss.name, ticker=iss.ticker, fiscal_year=year, period_end=dt.date(year, 12, 31), filed_at=filed,
+        format="markdown", source_uri=f"https://example.invalid/{iss.slug}/annual-report-{year}.md",
+    )
 
-    def Q(qtype, text, gold, answer):
-        qs.append(Question(text, qtype, [doc_id], gold, answer))
 
-    b.heading(1, f"{name} — Annual report {year}")
+class _Report:
+    """What every section of one report reads: the issuer, its figures for the year and the
+    prior year, the block builder, the questions so far and the report's random stream."""
+
+    def __init__(self, seed, iss, fig, year):
+        self.rng = random.Random(f"{seed}|ar|{iss.index}|{year}")
+        self.doc_id = f"ar-{iss.slug}-{year}"
+        self.iss, self.fig, self.year = iss, fig, year
+        self.cur, self.prev = fig.years[year], fig.years[year - 1]
+        self.latest = year == AR_YEARS[-1]
+        self.prev_op = fig.restated_prev_op if self.latest else self.prev.op_profit
+        self.b = BlockBuilder(self.doc_id)
+        self.qs: list[Question] = []
+
+    def Q(self, qtype, text, gold, answer):
+        self.qs.append(Question(text, qtype, [self.doc_id], gold, answer))
+
+
+def _chairmans_letter(r: _Report) -> None:
+    b, rng, Q, fig, cur, prev, year, name = r.b, r.rng, r.Q, r.fig, r.cur, r.prev, r.year, r.iss.name
     b.heading(2, "Chairman's letter")
     growth = (cur.revenue / prev.revenue - 1) * 100
     trend = "grew" if growth >= 0 else "declined"
@@ -67,6 +92,11 @@ def _report(seed, iss, fig, year):
     Q("text", f"Who was the Chief Financial Officer of {name} according to its {year} annual report?",
       [p_ceo], fig.cfo)
 
+
+def _highlights(r: _Report) -> tuple:
+    """The key-figures table and its footnotes; returns the (header, revenue row, operating
+    profit row) passages the notes' questions cite."""
+    b, rng, Q, cur, prev, prev_op, year, name = r.b, r.rng, r.Q, r.cur, r.prev, r.prev_op, r.year, r.iss.name
     b.heading(2, "Highlights")
     b.para("The table below summarises the key figures of the group for the year and the prior year. "
            "All amounts are in € million unless stated otherwise.")
@@ -83,11 +113,11 @@ def _report(seed, iss, fig, year):
     head, r_rev, r_op, r_pbt, r_nd, r_eps, r_div, r_emp = b.table(["€ million", str(year), str(year - 1)], rows)
     agm = dt.date(year + 1, 5, rng.randint(2, 28))
     n1 = b.para(f"{sup(1)} Revenue excludes {_m(cur.discontinued)} from discontinued operations.", "note")
-    n2 = b.para(f"{sup(2)} Operating profit is stated before amortisation of acquired intangibles of "
-                f"{_m(cur.amortisation)}.", "note")
+    b.para(f"{sup(2)} Operating profit is stated before amortisation of acquired intangibles of "
+           f"{_m(cur.amortisation)}.", "note")
     n3 = b.para(f"{sup(3)} Net debt excludes lease liabilities of {_m(cur.leases)}.", "note")
-    n4 = b.para(f"{sup(4)} Includes a proposed final dividend subject to approval at the annual general "
-                f"meeting on {agm.day} {agm.strftime('%B')} {agm.year}.", "note")
+    b.para(f"{sup(4)} Includes a proposed final dividend subject to approval at the annual general "
+           f"meeting on {agm.day} {agm.strftime('%B')} {agm.year}.", "note")
 
     Q("table", f"What was the revenue of {name} in {year}, in € million, per its {year} annual report?",
       [head, r_rev], money(cur.revenue))
@@ -101,7 +131,12 @@ def _report(seed, iss, fig, year):
       f"annual report? Round to one decimal.", [head, r_rev], f"{(cur.revenue / prev.revenue - 1) * 100:.1f}%")
     Q("calculation", f"What was {name}'s operating margin (operating profit / revenue) in {year}, in percent "
       f"with one decimal?", [head, r_rev, r_op], f"{cur.op_profit / cur.revenue * 100:.1f}%")
+    return head, r_rev, r_op
 
+
+def _business_review(r: _Report):
+    """Markets, operations, acquisitions, outlook; returns the acquisitions paragraph (Note 6 cites it)."""
+    b, rng, Q, cur, year, name = r.b, r.rng, r.Q, r.cur, r.year, r.iss.name
     b.heading(2, "Business review")
     b.heading(3, "Markets")
     b.para(f"Demand in our main markets was {rng.choice(['resilient', 'mixed', 'strong', 'softer than expected'])} "
@@ -118,7 +153,11 @@ def _report(seed, iss, fig, year):
     b.heading(3, "Outlook")
     b.para(f"For {year + 1} the Board expects {rng.choice(['modest', 'continued', 'mid-single-digit'])} "
            f"revenue growth and further progress on margins, subject to the risks described below.")
+    return p_acq
 
+
+def _risks(r: _Report) -> None:
+    b, rng = r.b, r.rng
     b.heading(2, "Risks")
     b.para("The principal risks that could affect the group's performance are:")
     risks = rng.sample(["Customer concentration in our largest market", "Volatility in energy and raw "
@@ -127,6 +166,10 @@ def _report(seed, iss, fig, year):
                         "Integration of acquired businesses"], 4)
     b.bullets(risks)
 
+
+def _notes(r: _Report, key: tuple, p_acq) -> None:
+    b, rng, Q, fig, cur, prev, year, name, latest = r.b, r.rng, r.Q, r.fig, r.cur, r.prev, r.year, r.iss.name, r.latest
+    head, r_rev, r_op = key
     b.heading(2, "Notes to the financial statements")
     b.heading(3, "Note 1 — Basis of preparation")
     b.para("The consolidated financial statements are prepared in accordance with International Financial "
@@ -164,6 +207,9 @@ def _report(seed, iss, fig, year):
     b.heading(3, "Note 8 — Events after the reporting period")
     b.para("There were no significant events after the reporting period.")
 
+
+def _unanswerable(r: _Report) -> None:
+    name, year, iss, qs, doc_id = r.iss.name, r.year, r.iss, r.qs, r.doc_id
     unans = [
         f"How much did {name} spend on research and development in {year}?",
         f"What was {name}'s revenue in Japan in {year}?",
@@ -171,10 +217,3 @@ def _report(seed, iss, fig, year):
         f"What was the share price of {name} on the last trading day of {year}?",
     ]
     qs.append(Question(unans[(iss.index + year) % len(unans)], "unanswerable", [doc_id], [], None))
-
-    filed = utc(year + 1, 3, rng.randint(1, 28), 7, 0)
-    return make_doc(
-        b, qs, doc_id=doc_id, title=f"{name} — Annual report {year}", doc_type="annual_report",
-        issuer=name, ticker=iss.ticker, fiscal_year=year, period_end=dt.date(year, 12, 31), filed_at=filed,
-        format="markdown", source_uri=f"https://example.invalid/{iss.slug}/annual-report-{year}.md",
-    )

@@ -37,22 +37,47 @@ def informes(seed: int, index: int):
 
 
 def _informe(seed, em, fig, year):
-    rng = random.Random(f"{seed}|es-informe|{em.index}|{year}")
-    doc_id = f"es-ar-{em.slug}-{year}"
-    cur, prev = fig.anios[year], fig.anios[year - 1]
-    ultimo = year == YEARS[-1]
-    prev_expl = fig.reexpresado_2023 if ultimo else prev.explotacion
-    b = BlockBuilder(doc_id)
-    qs: list[Question] = []
-    name, short = em.name, em.short
+    """One Spanish annual report, section by section; the sections draw from one random
+    stream in document order."""
+    r = _Informe(seed, em, fig, year)
+    r.b.heading(1, f"{em.name} — Informe anual {year}")
+    _carta(r)
+    clave = _magnitudes(r)
+    adquirida, p_acq = _evolucion_y_riesgos(r)
+    _cuentas(r, clave, adquirida, p_acq)
+    _sin_respuesta(r)
+    filed = utc(year + 1, 2, r.rng.randint(20, 28), 17, 30)
+    doc = make_doc(r.b, r.qs, doc_id=r.doc_id, title=f"{em.short} — Informe anual {year}", doc_type="annual_report",
+                   issuer=em.name, ticker=em.ticker, fiscal_year=year, period_end=dt.date(year, 12, 31),
+                   filed_at=filed, format="markdown", language="es",
+                   source_uri=f"https://example.invalid/cnmv/{em.slug}/informe-anual-{year}.md")
+    return doc, _facts(em, fig, year, filed, r.ultimo)
 
-    def Q(qtype, text, gold, answer):
-        qs.append(Question(text, qtype, [doc_id], gold, answer))
 
+class _Informe:
+    """What every section of one report reads: the issuer, its figures for the year and the
+    prior year, the block builder, the questions so far and the report's random stream."""
+
+    def __init__(self, seed, em, fig, year):
+        self.rng = random.Random(f"{seed}|es-informe|{em.index}|{year}")
+        self.doc_id = f"es-ar-{em.slug}-{year}"
+        self.em, self.fig, self.year = em, fig, year
+        self.cur, self.prev = fig.anios[year], fig.anios[year - 1]
+        self.ultimo = year == YEARS[-1]
+        self.prev_expl = fig.reexpresado_2023 if self.ultimo else self.prev.explotacion
+        self.b = BlockBuilder(self.doc_id)
+        self.qs: list[Question] = []
+
+    def Q(self, qtype, text, gold, answer):
+        self.qs.append(Question(text, qtype, [self.doc_id], gold, answer))
+
+
+def _carta(r: _Informe) -> None:
+    """The chairman's letter (it names the management, drawn first from the random stream)."""
+    b, rng, Q, em, cur, year, short = r.b, r.rng, r.Q, r.em, r.cur, r.year, r.em.short
     presidente, _ = persona(rng, mujer=False)
     ceo, _ = persona(rng, mujer=False)
     cfo_t, cfo = persona(rng, mujer=True)
-    b.heading(1, f"{name} — Informe anual {year}")
     b.heading(2, "Carta del presidente")
     b.para(f"Estimados accionistas: en {year} {short} ha mantenido su disciplina financiera. Las ventas "
            f"alcanzaron {millones(cur.ventas)} y el Consejo propone un dividendo de "
@@ -62,6 +87,11 @@ def _informe(seed, em, fig, year):
                    f"presidente.")
     Q("text", f"¿Quién era la directora financiera de {short} según su informe anual {year}?", [p_dir], cfo)
 
+
+def _magnitudes(r: _Informe) -> tuple:
+    """The key-figures table, its footnotes and questions; returns the (header, sales row,
+    operating profit row) passages Note 4 cites."""
+    b, Q, cur, prev, prev_expl, year, short = r.b, r.Q, r.cur, r.prev, r.prev_expl, r.year, r.em.short
     b.heading(2, "Informe de gestión")
     b.para("La tabla siguiente resume las principales magnitudes del grupo en el ejercicio y en el anterior. "
            "Las cifras se expresan en millones de euros salvo indicación en contrario.")
@@ -97,7 +127,12 @@ def _informe(seed, em, fig, year):
       f"decimal.", [head, r_v], pct((cur.ventas / prev.ventas - 1) * 100))
     Q("calculation", f"¿Cuál fue el margen EBITDA (EBITDA / ventas) de {short} en {year}, en porcentaje con un "
       f"decimal?", [head, r_v, r_ebitda], pct(cur.ebitda / cur.ventas * 100))
+    return head, r_v, r_ex
 
+
+def _evolucion_y_riesgos(r: _Informe) -> tuple:
+    """Business review and risks; returns the acquired company and the paragraph naming it (Note 6)."""
+    b, rng, Q, cur, year, short = r.b, r.rng, r.Q, r.cur, r.year, r.em.short
     b.heading(3, "Evolución del negocio")
     p_pl = b.para(f"Durante el ejercicio el grupo puso en marcha {cur.plantas} nuevas instalaciones y cerró el "
                   f"año con una cartera de pedidos sólida. La demanda fue "
@@ -115,7 +150,13 @@ def _informe(seed, em, fig, year):
                           "energía y de las materias primas", "Incidentes de ciberseguridad", "Cambios en la "
                           "regulación fiscal", "Evolución de los tipos de interés", "Integración de negocios "
                           "adquiridos"], 4))
+    return adquirida, p_acq
 
+
+def _cuentas(r: _Informe, clave: tuple, adquirida: str, p_acq) -> None:
+    """The notes to the consolidated accounts."""
+    b, rng, Q, fig, cur, prev, year, short, ultimo = r.b, r.rng, r.Q, r.fig, r.cur, r.prev, r.year, r.em.short, r.ultimo
+    head, r_v, r_ex = clave
     b.heading(2, "Cuentas anuales consolidadas")
     b.heading(3, "Nota 1 — Bases de presentación")
     b.para("Las cuentas anuales consolidadas se han formulado conforme a las Normas Internacionales de "
@@ -145,17 +186,14 @@ def _informe(seed, em, fig, year):
     b.heading(3, "Nota 7 — Deuda financiera")
     b.para(f"La línea de crédito sindicada de {millones(rng.randint(5_000, 30_000))} no estaba dispuesta al "
            f"cierre del ejercicio.")
+
+
+def _sin_respuesta(r: _Informe) -> None:
+    short, year, em, qs, doc_id = r.em.short, r.year, r.em, r.qs, r.doc_id
     unans = [f"¿Cuánto invirtió {short} en investigación y desarrollo en {year}?",
              f"¿Cuáles fueron las ventas de {short} en Japón en {year}?",
              f"¿Cuál era la cotización de {short} el último día hábil de {year}?"]
     qs.append(Question(unans[(em.index + year) % len(unans)], "unanswerable", [doc_id], [], None))
-
-    filed = utc(year + 1, 2, rng.randint(20, 28), 17, 30)
-    doc = make_doc(b, qs, doc_id=doc_id, title=f"{short} — Informe anual {year}", doc_type="annual_report",
-                   issuer=name, ticker=em.ticker, fiscal_year=year, period_end=dt.date(year, 12, 31), filed_at=filed,
-                   format="markdown", language="es",
-                   source_uri=f"https://example.invalid/cnmv/{em.slug}/informe-anual-{year}.md")
-    return doc, _facts(em, fig, year, filed, ultimo)
 
 
 CONCEPTS = {"ventas": "ifrs-full:Revenue", "explotacion": "ifrs-full:ProfitLossFromOperatingActivities",

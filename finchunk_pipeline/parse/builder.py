@@ -1,0 +1,80 @@
+"""The blocks of one document being built over an identity view (plain text, PDF text).
+
+Kept apart from the parsers that fill it because both the text and the PDF parser number
+blocks, trim them, give them their page and heading path, and remember which block cited a
+footnote mark last (``recent``: a later note line with that mark refers to it) the same way.
+"""
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import Any
+
+from .line_kinds import cites
+from .model import Block, BlockKind
+
+
+class DocBuilder:
+    """Blocks in document order; ``ff`` holds the offsets where a new page starts (the form
+    feeds, or the page ends ``pages.page_layout`` found)."""
+
+    def __init__(self, doc_id: str, text: str):
+        self.doc_id, self.text = doc_id, text
+        self.blocks: list[Block] = []
+        self.headings: list[tuple[int, str]] = []
+        self.ff = [m.start() for m in re.finditer("\f", text)] if "\f" in text else []
+        self.recent: dict[str, str] = {}
+        self._path: tuple[list, tuple[str, ...]] | None = None
+
+    def page(self, pos: int) -> int:
+        return 1 + bisect_right(self.ff, pos)
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        cached = self._path
+        if cached is None or cached[0] != self.headings:  # recomputed only after a heading change
+            cached = self._path = (list(self.headings), tuple(h for _, h in self.headings))
+        return cached[1]
+
+    def add(self, kind: str, start: int, end: int, attrs: dict[str, Any] | None = None,
+            parent: str | None = None) -> Block:
+        """A block over [start, end) trimmed of surrounding whitespace, under the current headings."""
+        t = self.text
+        while start < end and t[start].isspace():
+            start += 1
+        while end > start and t[end - 1].isspace():
+            end -= 1
+        attrs = dict(attrs or {})
+        attrs.setdefault("page", self.page(start))
+        seq = len(self.blocks)
+        b = Block(self.doc_id, f"{self.doc_id}#b{seq:05d}", seq, kind, start, end, start, end, t[start:end],
+                  self.path, parent, attrs)
+        self.blocks.append(b)
+        return b
+
+    def heading(self, level: int, start: int, end: int) -> None:
+        title = " ".join(self.text[start:end].split())
+        while self.headings and self.headings[-1][0] >= level:
+            self.headings.pop()
+        self.headings.append((level, title))
+        self.add(BlockKind.HEADING, start, end, {"level": level})
+        self.recent = {}
+
+    def paragraph(self, start: int, end: int, furniture: bool = False) -> Block:
+        """A PARAGRAPH with the footnote marks it cites; later notes with those marks refer to it."""
+        attrs: dict[str, Any] = {}
+        marks = cites(self.text[start:end])
+        if marks:
+            attrs["cites"] = marks
+        if furniture:
+            attrs["furniture"] = True
+        b = self.add(BlockKind.PARAGRAPH, start, end, attrs)
+        for m in marks:
+            self.recent[m] = b.block_id
+        return b
+
+    def note(self, mark: str, start: int, end: int, refers_to: str | None) -> Block:
+        attrs = {"mark": mark}
+        if refers_to:
+            attrs["refers_to"] = refers_to
+        return self.add(BlockKind.NOTE, start, end, attrs)

@@ -1,0 +1,233 @@
+"""Tables in extracted text: rows of figures separated by runs of spaces, their extent, their
+header lines, and the TABLE / TABLE_ROW blocks they become.
+
+A row is a line with two or more cells (split at 2+ spaces or tabs), two or more of them
+figures. A table runs over consecutive rows, keeping short label lines ("Operating
+expenses:") and single blank lines between rows; up to 3 multi-column / year lines directly
+above are its header. Used by the plain-text parser (``text.py``) and the PDF parser
+(``pdf.py``), whose view separates cells by two spaces for this reason.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from .builder import DocBuilder
+from .footnotes import cited_marks
+from .line_kinds import NUM_CELL, YEAR_CELL, cites, line_heading_level, note_mark
+from .lines import UNIT
+from .model import Block, BlockKind
+
+LineText = Callable[[int], str]   # line number -> the line's text
+
+_CELL_SPLIT = re.compile(r"\s{2,}|\t+")
+_YEAR = re.compile(r"\b(?:FY\s?)?(?:19|20)\d\d\b")
+_RULE = re.compile(r"^[-=_—–\s]+$")
+# whitespace str.isspace() knows besides " ", "\t" and the line breaks "\n", "\f"
+_OTHER_SPACE = re.compile("[\r\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
+def cells(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of the cells of a line, positions relative to the line."""
+    out = []
+    pos = 0
+    stripped_start = len(line) - len(line.lstrip())
+    for m in _CELL_SPLIT.finditer(line):
+        if m.start() > pos and line[pos:m.start()].strip():
+            out.append((pos, m.start(), line[pos:m.start()]))
+        pos = m.end()
+    if line[pos:].strip():
+        out.append((pos, len(line.rstrip()), line[pos:].rstrip()))
+    if out and stripped_start and out[0][0] == 0:
+        s, e, t = out[0]
+        out[0] = (stripped_start, e, t.lstrip())
+    return out
+
+
+def is_row(line: str) -> bool:
+    """Two or more cells (``cells``), two or more of them numeric."""
+    # the cell texts of cells() are the non-blank pieces between separators (edges aside,
+    # which is_num strips; a blank piece is never numeric)
+    pieces = _CELL_SPLIT.split(line)
+    if len(pieces) < 2:  # no separator: one cell at most
+        return False
+    n_num = 0
+    num, year = NUM_CELL.match, YEAR_CELL.fullmatch
+    for c in pieces:
+        c = c.strip()
+        if c and num(c) and not year(c):  # is_num(c)
+            n_num += 1
+            if n_num == 2:
+                return True
+    return False
+
+
+def rows(lines: list[tuple[int, int]], text: str, texts: list[str], blank: list[bool],
+         title: list[bool]) -> list[bool]:
+    """``[not blank and not title and is_row(line)]`` per line. A row has two cells, so a
+    separator inside the line: two whitespace characters in a row, or a tab. With every
+    other whitespace character read as a space, that is "  " or "\t" in the line, found
+    without a regex; only such lines are split into cells."""
+    if _OTHER_SPACE.search(text) is None:
+        spaced = texts
+    else:
+        norm = text.replace("\xa0", " ")
+        if _OTHER_SPACE.search(norm) is not None:
+            norm = _OTHER_SPACE.sub(" ", norm)
+        # same lines: only characters other than the line breaks were replaced (a trailing
+        # "\r" read as a space can only add a candidate, which is_row then rejects)
+        spaced = norm.split("\n") if "\f" not in text else [norm[a:b] for a, b in lines]
+    return [not b and not t and ("  " in y or "\t" in y) and is_row(x)
+            for x, y, b, t in zip(texts, spaced, blank, title)]
+
+
+def is_header_line(line: str) -> bool:
+    if not line.strip() or is_row(line):
+        return False
+    line_cells = cells(line)
+    if len(line_cells) >= 2 and all(len(c) <= 40 for _, _, c in line_cells):
+        return True
+    return len(_YEAR.findall(line)) >= 2 and len(line.strip()) <= 120
+
+
+def find_tables(n: int, row: list[bool], blank: list[bool], L: LineText,
+                joins_above: Callable[[int], bool]) -> dict[int, tuple[int, int]]:
+    """Table extents: header start line -> (first row, last line). ``joins_above(h)``: line
+    h-1 belongs to the same block as line h (a header line may only be taken from there)."""
+    tables: dict[int, tuple[int, int]] = {}
+    prev_end = 0
+    for k in [k for k in range(n) if row[k]]:
+        if k < prev_end or not _table_follows(k, n, row, blank, L):
+            continue
+        last = _table_extent(k, n, row, blank, L)
+        h = k
+        while h > prev_end and k - h < 3 and not blank[h - 1] and joins_above(h) and is_header_line(L(h - 1)):
+            h -= 1
+        tables[h] = (k, last)
+        prev_end = last + 1
+    return tables
+
+
+def _table_follows(i: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> bool:
+    """Line i is a numeric row; is it part of a table (another numeric row nearby)?"""
+    j = i + 1
+    gap = 0
+    while j < n and gap <= 1:
+        if row[j]:
+            return True
+        if blank[j] or len(L(j).strip()) <= 60:
+            gap += 1
+            j += 1
+            continue
+        break
+    # or a multi-column header line directly above
+    return i > 0 and is_header_line(L(i - 1))
+
+
+def _table_extent(i: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> int:
+    """Last line of the table whose first numeric row is i: rows, plus short label lines and
+    single blank lines that are followed by another row."""
+    last = i
+    j = i + 1
+    while j < n:
+        if row[j]:
+            last = j
+            j += 1
+            continue
+        nxt = j + 1
+        if blank[j]:
+            if nxt < n and row[nxt]:
+                j = nxt
+                continue
+            # a spacer (whitespace-only line, as PDF text extraction leaves between a
+            # statement's groups) followed by a label line and more rows stays in the table
+            if L(j) and not L(j).strip() and _label_then_row(nxt, n, row, blank, L):
+                j = nxt
+                continue
+            break
+        s = L(j).strip()
+        if _label_line(s):
+            if nxt < n and (row[nxt] or (nxt + 1 < n and not blank[nxt] and _label_line(L(nxt).strip())
+                                          and row[nxt + 1])):
+                j = nxt
+                continue
+        break
+    return last
+
+
+def _label_line(s: str) -> bool:
+    """A row label without figures inside a table ("Operating expenses:", "Current assets")."""
+    limit = 100 if s.endswith(":") else 60
+    return 0 < len(s) <= limit and note_mark(s, {}) is None and not line_heading_level(s)
+
+
+def _label_then_row(j: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> bool:
+    """Lines j.. are up to two short label lines and then a numeric row."""
+    for k in range(j, min(n, j + 3)):
+        if row[k]:
+            return True
+        if blank[k] or not _label_line(L(k).strip()):
+            return False
+    return False
+
+
+def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: list[bool], blank: list[bool],
+               L: LineText) -> None:
+    """Emit the table: header lines h..i-1, rows i..last (a TABLE, then one TABLE_ROW per line)."""
+    data_lines = [k for k in range(i, last + 1) if not blank[k]]
+    header_lines = list(range(h, i))
+    cells_of = {k: cells(L(k)) for k in header_lines + data_lines}  # each line split once
+    attrs: dict[str, Any] = {"columns": _columns(header_lines, data_lines, row, cells_of),
+                             "n_rows": len(data_lines) + len(header_lines)}
+    if header_lines:
+        hs, he = lines[h][0], lines[i - 1][1]
+        hs += len(text[hs:he]) - len(text[hs:he].lstrip())
+        attrs["header"] = text[hs:he].rstrip()
+        attrs["header_vspan"] = [hs, hs + len(attrs["header"])]
+    _caption_and_unit(d.blocks[-1] if d.blocks else None, attrs)
+    table = d.add(BlockKind.TABLE, lines[h][0], lines[last][1], attrs)
+    table_cites: list[str] = []
+    for k in header_lines + data_lines:
+        s, e = lines[k]
+        row_cells = [c.strip() for _, _, c in cells_of[k]]
+        rattrs: dict[str, Any] = {"cells": row_cells, "is_header": k < i}
+        marks = cites(row_cells[0]) if row_cells else []
+        marks += [m for m in cited_marks(L(k)) if m not in marks]
+        if marks:
+            rattrs["cites"] = marks
+            table_cites += [m for m in marks if m not in table_cites]
+        d.add(BlockKind.TABLE_ROW, s, e, rattrs, parent=table.block_id)
+    if table_cites:
+        table.attrs["cites"] = table_cites
+        for m in table_cites:
+            d.recent[m] = table.block_id
+
+
+def _columns(header_lines: list[int], data_lines: list[int], row: list[bool],
+             cells_of: dict[int, list[tuple[int, int, str]]]) -> list[str]:
+    """Column titles: each header cell goes to the column of the widest data row whose
+    character centre is nearest (a cell right of the first column never goes to it)."""
+    widest = max((k for k in data_lines if row[k]), key=lambda k: len(cells_of[k]))
+    anchors = [(s, e) for s, e, _ in cells_of[widest]]
+    columns: list[list[str]] = [[] for _ in anchors]
+    for k in header_lines:
+        for s, e, c in cells_of[k]:
+            best = min(range(len(anchors)), key=lambda a: abs((anchors[a][0] + anchors[a][1]) / 2 - (s + e) / 2))
+            if best == 0 and len(anchors) > 1 and s > anchors[0][1]:
+                best = 1
+            if not _RULE.match(c.strip()):
+                columns[best].append(c.strip())
+    return [" ".join(c) for c in columns]
+
+
+def _caption_and_unit(prev: Block | None, attrs: dict[str, Any]) -> None:
+    """``caption``: the block just before, when it is a heading or a short paragraph ending
+    in ":" or naming a unit; ``unit``: from the header, else the caption."""
+    if prev is not None and prev.kind in (BlockKind.HEADING, BlockKind.PARAGRAPH) and len(prev.text) <= 200:
+        if prev.kind == BlockKind.HEADING or prev.text.rstrip().endswith(":") or UNIT.search(prev.text):
+            attrs["caption"] = prev.text
+    for src in (attrs.get("header", ""), attrs.get("caption", "")):
+        m = UNIT.search(src)
+        if m:
+            attrs["unit"] = m.group(0)
+            break
