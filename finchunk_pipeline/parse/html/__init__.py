@@ -39,6 +39,7 @@ text pieces with their raw positions, ``writer`` the view and the block list) an
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...storage import sha256_text
@@ -46,6 +47,7 @@ from ..gcpause import without_gc
 from ..model import ParsedDocument
 from .blocks import BlockBuilder
 from .outer import outer_span
+from .tokenizer import TokenSink, tokenize
 
 __all__ = ["MAX_CHARS", "VERSION", "outer_span", "parse"]
 
@@ -55,7 +57,10 @@ MAX_CHARS = 60_000_000  # beyond this the tail is not parsed (recorded as a warn
 
 
 @without_gc
-def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
+def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None, *,
+          tokenizer: Callable[[str, int, TokenSink], None] = tokenize) -> ParsedDocument:
+    """Blocks of an HTML document. ``tokenizer`` is the event source; only
+    bench/bench_html_tokenizer.py passes another one (to compare standard-library tokenizers)."""
     if text is None or not text.strip():
         raise ValueError(f"{doc_id}: HTML document has no text at all")
     p = BlockBuilder(doc_id, text)
@@ -64,7 +69,7 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> ParsedD
         p.warnings.append(f"document has {n} chars; only the first {MAX_CHARS} were parsed")
         n = MAX_CHARS
     try:
-        p.run(n)
+        p.run(n, tokenizer)
     except RecursionError as exc:  # pragma: no cover - defensive
         p.warnings.append(f"parse aborted: {exc}")
     out = p.out

@@ -7,10 +7,12 @@ elements left open inside it, ``<td>``/``<tr>``/``<li>``/``<p>`` close their unc
 siblings as browsers do, and whatever is still open at the end is closed there."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .atoms import Atoms, add_raw_text
 from .elements import BLOCK_TAGS, HEADING_TAGS, HIDDEN_TAGS, VOID, cached_attr_effects
 from .tables import Table, emit_table
-from .tokenizer import tokenize
+from .tokenizer import TokenSink, tokenize
 from .writer import BlockWriter
 
 _IMPLICIT_END = ("html", "body", "p", "li", "td", "th", "tr")  # not worth a warning when left open
@@ -35,9 +37,9 @@ class BlockBuilder:
         self.list_depth = 0
         self.list_items = 0
 
-    def run(self, n: int) -> None:
+    def run(self, n: int, tokenizer: Callable[[str, int, TokenSink], None] = tokenize) -> None:
         """Tokenize raw[:n], then close whatever is still open."""
-        tokenize(self.raw, n, self)
+        tokenizer(self.raw, n, self)
         if self.stack:
             unclosed = [t for t, *_ in self.stack if t not in _IMPLICIT_END]
             if unclosed:

@@ -17,7 +17,8 @@ _PART = re.compile(r"^part\s+(?:i{1,3}|iv|v)\b", re.I)
 _ITEM = re.compile(r"^item\s*\d{1,2}[a-z]?\s*[.:\-–—]", re.I)
 _ITEM_LOOSE = re.compile(r"^item\s*\d{1,2}[a-z]?\b", re.I)
 _NOTE_START = re.compile(r"^\s*(?:\(\s*(\d{1,2}|[a-z])\s*\)|(\d{1,2})(?=[\s.:)]|[A-Z])|([*†‡§]+))\s*\.?\s*(?=\S)")
-_FURNITURE = re.compile(r"^(?:\d{1,3}|[ivxl]{1,5}|.{0,80}\|\s*\d{1,3}|page \d{1,3}(?: of \d+)?|table of contents)$", re.I)
+_FURNITURE = re.compile(
+    r"^(?:\d{1,3}|[ivxl]{1,5}|.{0,80}\|\s*\d{1,3}|page \d{1,3}(?: of \d+)?|table of contents)$", re.I)
 
 
 class BlockWriter:
