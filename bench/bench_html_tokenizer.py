@@ -181,6 +181,11 @@ def bench_set(name: str, docs: list[tuple[str, str]], repeat: int) -> None:
         same = sum(a == b for a, b in zip(ref, _parse_all(docs, tok), strict=True))
         t = t_parse[tok]
         print(f"  {label:28} {mb / t:10.2f} {t / t_ref:8.2f} {mb / t_tok[tok]:11.2f} {same:>7}/{len(docs)}")
+    try:
+        import bs4  # noqa: F401 - measured only where installed (the package does not depend on it)
+    except ImportError:
+        print("  bs4: not installed (pip install beautifulsoup4 to measure it)")
+        return
     # bs4: today's block building + the tree build (instead of the regex tokenizer), a lower bound
     t_tree = _timed(lambda: _tokenize_all(docs, bs4_tree), repeat)
     lower = (t_ref - t_regex_tok + t_tree) / t_ref
