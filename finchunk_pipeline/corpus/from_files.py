@@ -23,7 +23,6 @@ skipped with a note unless its question_type is ``unanswerable``.
 from __future__ import annotations
 
 import csv
-import html as html_lib
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -40,8 +39,6 @@ _MONTHS = "january|february|march|april|may|june|july|august|september|october|n
 _FORM = re.compile(r"\bFORM\s+(10-K|10-Q|8-K|20-F|40-F|S-1|DEF\s?14A)(/A)?\b", re.I)
 _FY_END = re.compile(rf"(?:fiscal\s+)?(?:year|quarter(?:ly period)?|period)\s+ended\s+({_MONTHS})\s+(\d{{1,2}}),?\s+((?:19|20)\d\d)", re.I)
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
-_DEI = re.compile(r"<ix:non(?:Numeric|Fraction)\b([^>]*)>(.*?)</ix:non(?:Numeric|Fraction)>", re.I | re.S)
-_NAME_ATTR = re.compile(r"""\bname\s*=\s*["']dei:(\w+)["']""", re.I)
 _MD = re.compile(r"^(?:#{1,6}\s+\S|\|.*\|\s*$|\s*[-*+]\s+\S|\*\*\S)", re.M)
 _HTML = re.compile(r"<(?:!doctype\s+html|html|body|div|p|table|span|h[1-6])\b", re.I)
 
@@ -77,17 +74,42 @@ def detect_format(data: bytes) -> tuple[str | None, str | None]:
     return "text", None
 
 
-def _clean(s: str) -> str:
-    return " ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", s)).split())
+DEI_TAGS = ("ix:nonnumeric", "ix:nonfraction", "title")
+COVER_HTML_CHARS = 300_000   # the cover page of an HTML filing lies in its first characters
+
+
+def _soup(markup: str, only: tuple[str, ...] | None = None):
+    """BeautifulSoup over lxml (both declared dependencies): a real HTML tree, where the
+    metadata sits in nested elements that a tag regex cannot follow."""
+    import warnings
+
+    from bs4 import BeautifulSoup, SoupStrainer, XMLParsedAsHTMLWarning
+
+    with warnings.catch_warnings():  # inline XBRL starts with an XML declaration: it is HTML
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        return BeautifulSoup(markup, "lxml", parse_only=SoupStrainer(list(only)) if only else None)
+
+
+def _dei_facts(soup) -> dict[str, str]:
+    """The first value of each inline-XBRL dei fact (``name="dei:..."``). Facts nest — the
+    period end wraps the fiscal year end (``<ix:nonNumeric name="dei:DocumentPeriodEndDate">
+    <ix:nonNumeric name="dei:CurrentFiscalYearEndDate">September 28</ix:nonNumeric>, 2024
+    </ix:nonNumeric>``) — so each fact's value is all the text inside it."""
+    dei: dict[str, str] = {}
+    for tag in soup.find_all(DEI_TAGS[:2]):
+        name = str(tag.get("name") or "")
+        if name.lower().startswith("dei:") and name[4:] not in dei:
+            value = " ".join(tag.get_text("").split())
+            dei[name[4:]] = re.sub(r"\s+([.,])", r"\1", value)
+    return dei
 
 
 def html_metadata(text: str) -> dict:
-    """From inline-XBRL dei tags (the first value of each)."""
-    dei: dict[str, str] = {}
-    for m in _DEI.finditer(text):
-        name = _NAME_ATTR.search(m.group(1))
-        if name and name.group(1) not in dei:
-            dei[name.group(1)] = _clean(m.group(2))
+    """issuer, doc_type, ticker, fiscal year, period end and title of an HTML filing: from its
+    inline-XBRL dei facts; what they leave out, from the cover page's visible text (read as
+    ``text_metadata`` reads a text filing's)."""
+    soup = _soup(text, DEI_TAGS)
+    dei = _dei_facts(soup)
     out: dict = {}
     if dei.get("EntityRegistrantName"):
         out["issuer"] = dei["EntityRegistrantName"]
@@ -100,9 +122,12 @@ def html_metadata(text: str) -> dict:
     period = _parse_date(dei.get("DocumentPeriodEndDate", ""))
     if period:
         out["period_end"] = period
-    title = re.search(r"<title[^>]*>(.*?)</title>", text[:50000], re.I | re.S)
-    if title and _clean(title.group(1)):
-        out["title"] = _clean(title.group(1))
+    title = soup.find("title")
+    if title is not None and " ".join(title.get_text(" ").split()):
+        out["title"] = " ".join(title.get_text(" ").split())
+    if not {"issuer", "doc_type", "period_end"} <= out.keys():
+        cover = _soup(text[:COVER_HTML_CHARS]).get_text("\n")
+        out = {**text_metadata(cover[:6000]), **out}
     return out
 
 
