@@ -107,9 +107,10 @@ def _answer(context, ws, columns, records) -> tuple[dict | None, dict]:
     from ..enrichment.cache import TextCache
     from ..enrichment.client import ChatClient, LLMSettings
 
-    if not LLMSettings.configured(ANSWER_PREFIX):
+    env = ws.settings.llm_env
+    if not LLMSettings.configured(ANSWER_PREFIX, env):
         return None, {}
-    settings = LLMSettings.from_env(ANSWER_PREFIX, what="the answers asset")
+    settings = LLMSettings.from_env(ANSWER_PREFIX, what="the answers asset", env=env)
     cache = TextCache(ws.settings.data_root / "answer_cache", f"p{ANSWER_PROMPT_VERSION}-{_slug(settings.model)}")
     keyed = []
     for col in columns:
