@@ -21,7 +21,8 @@ from ..evaluation.budget import REPORT_BUDGET, DeliveredChunk, deliver, retrieve
 from ..evaluation.retrieval import DEPTH, gold_spans
 from ..evaluation.scope import scorable_questions
 from ..storage import stable_hash, write_json, write_text
-from .evaluation import gold_passages, retrieval_evaluation
+from ..evaluation.chunk_set import gold_passages
+from .evaluation import retrieval_evaluation
 from .resources import PipelineResource
 
 ANSWER_PREFIX = "FINCHUNK_ANSWER"

@@ -19,7 +19,7 @@ ENRICHMENT_CODE = f"{BUILD_VERSION}.s{STRUCTURAL_VERSION}.p{PROMPT_VERSION}"
 
 
 def enrichment_store(ws) -> EnrichmentStore:
-    return EnrichmentStore(ws.root / "enrichments")
+    return ws.enrichments
 
 
 def enrichment_cache_dir(settings):
