@@ -19,6 +19,8 @@ from ..settings import PROJECT_ROOT
 
 
 def dagster_home() -> Path:
+    """Dagster's instance folder (DAGSTER_HOME, default ``<project>/dagster_home``), set for this
+    process and its children: configuring Dagster, not one of our settings (settings.py)."""
     home = Path(os.environ.get("DAGSTER_HOME") or PROJECT_ROOT / "dagster_home").resolve()
     home.mkdir(parents=True, exist_ok=True)
     if not (home / "dagster.yaml").exists() and (PROJECT_ROOT / "dagster.yaml").exists():
