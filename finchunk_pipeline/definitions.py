@@ -18,7 +18,7 @@ from .assets.resources import PipelineResource
 from .assets.schedules import SCHEDULES
 from .assets.point_in_time import point_in_time_evaluation
 from .assets.sensors import SENSORS
-from .assets.xbrl import XBRL_ASSETS, XBRL_CHECKS, XBRL_RESOURCES, FactsStoreResource
+from .assets.xbrl import XBRL_ASSETS, XBRL_CHECKS, facts_store_resource
 
 PIPELINE_ASSETS = [raw_documents, parsed_blocks, chunk_sets, chunk_enrichment, bm25_index, *DENSE_ASSETS,
                    retrieval_evaluation, evaluation_report, answers, *XBRL_ASSETS, point_in_time_evaluation]
@@ -36,13 +36,10 @@ def xbrl_assets() -> list:
 
 
 def resources(pipeline: PipelineResource | None = None) -> dict:
-    """The resources of one pipeline instance; the facts store follows its data root and corpus."""
-    if pipeline is None:
-        return {"pipeline": PipelineResource(), **XBRL_RESOURCES}
-    settings = pipeline.settings()
-    return {"pipeline": pipeline,
-            "facts_store": FactsStoreResource(db_path=str(settings.facts_db), corpus_dir=str(settings.corpus_dir),
-                                              **pipeline.remote())}
+    """The resources of one pipeline instance (default: the environment's); the facts store
+    follows its data root, corpus and remote data root. The one place resources are built."""
+    pipeline = pipeline or PipelineResource()
+    return {"pipeline": pipeline, "facts_store": facts_store_resource(pipeline.settings(), **pipeline.remote())}
 
 
 defs = Definitions(

@@ -9,10 +9,11 @@ log (``context.log.info``: the run's logs in the UI) and, when ``FINCHUNK_PROGRE
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 from typing import Callable
+
+from .settings import Settings
 
 TERMINAL_ENV = "FINCHUNK_PROGRESS"
 DEFAULT_EVERY = 10.0
@@ -32,7 +33,7 @@ class Progress:
                  every: float = DEFAULT_EVERY, clock: Callable[[], float] = time.monotonic,
                  terminal: bool | None = None):
         self.label, self.unit, self.log, self.every, self.clock = label, unit, log, every, clock
-        self.terminal = os.environ.get(TERMINAL_ENV) == "1" if terminal is None else terminal
+        self.terminal = Settings().progress == "1" if terminal is None else terminal
         self.start = clock()
         self.last: float | None = None
         self.finished = False

@@ -26,10 +26,10 @@ nothing is silently treated as empty.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .settings import Settings
 from .storage import atomic_path
 
 MUTABLE_SUFFIXES = (".json", ".jsonl", ".duckdb")  # always refreshed on pull, always pushed
@@ -201,29 +201,36 @@ class RemoteMirror:
         return sent
 
 
-def remote_config(url: str | None = None, endpoint_url: str | None = None,
-                  storage_options: str | dict | None = None) -> tuple[str, dict]:
-    """(url, storage options) from explicit values, falling back to the environment."""
-    url = url or os.environ.get("FINCHUNK_DATA_URL") or ""
-    options = parse_storage_options(os.environ.get("FINCHUNK_DATA_STORAGE_OPTIONS"), "FINCHUNK_DATA_STORAGE_OPTIONS")
+def remote_config(settings: Settings, storage_options: str | dict | None = None) -> tuple[str, dict]:
+    """(url, storage options) of the remote data root ``settings`` name: its
+    ``data_storage_options`` with ``storage_options`` (a resource's, JSON) merged over them,
+    and its endpoint, if any, as ``endpoint_url``."""
+    options = parse_storage_options(settings.data_storage_options, "FINCHUNK_DATA_STORAGE_OPTIONS")
     options.update(parse_storage_options(storage_options, "data_storage_options"))
-    endpoint = endpoint_url or os.environ.get("FINCHUNK_DATA_ENDPOINT_URL") or ""
-    if endpoint:
-        options["endpoint_url"] = endpoint
-    return url, options
+    if settings.data_endpoint_url:
+        options["endpoint_url"] = settings.data_endpoint_url
+    return settings.data_url, options
 
 
 _MIRRORS: dict[tuple, RemoteMirror] = {}
 
 
-def mirror_from_env(local_root: Path, url: str | None = None, endpoint_url: str | None = None,
-                    storage_options: str | dict | None = None) -> RemoteMirror | None:
-    """The mirror of ``local_root`` for the configured remote data root, or None (local only).
-    Verified once per process and configuration."""
-    url, options = remote_config(url, endpoint_url, storage_options)
+def mirror_of(settings: Settings, storage_options: str | dict | None = None,
+              local_root: Path | None = None) -> RemoteMirror | None:
+    """The mirror of ``local_root`` (default: the settings' data root) for the remote data
+    root the settings name, or None (local only). Verified once per process and configuration."""
+    url, options = remote_config(settings, storage_options)
     if not url:
         return None
-    key = (url, str(Path(local_root).resolve()), json.dumps(options, sort_keys=True, default=str))
+    local_root = Path(local_root or settings.data_root)
+    key = (url, str(local_root.resolve()), json.dumps(options, sort_keys=True, default=str))
     if key not in _MIRRORS:
         _MIRRORS[key] = RemoteMirror(url, local_root, options)
     return _MIRRORS[key]
+
+
+def mirror_from_env(local_root: Path, url: str | None = None, endpoint_url: str | None = None,
+                    storage_options: str | dict | None = None) -> RemoteMirror | None:
+    """``mirror_of`` the process's Settings, with the given values over them."""
+    settings = Settings().override(data_url=url, data_endpoint_url=endpoint_url)
+    return mirror_of(settings, storage_options, local_root)

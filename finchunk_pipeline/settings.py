@@ -114,7 +114,8 @@ class Settings:
         ``--chunkers``; None keeps the setting), resolved."""
         return self.override(corpus_dir=corpus, data_root=data, chunkers_file=chunkers)
 
-    # storage layout (see design.md)
+    # storage layout shared by every corpus (see design.md); a corpus's own artefacts
+    # (chunk sets, indexes, enrichments, evaluations) are laid out by workspace.Workspace
     @property
     def raw_dir(self) -> Path:
         return self.data_root / "raw"
@@ -124,20 +125,8 @@ class Settings:
         return self.data_root / "blocks"
 
     @property
-    def chunks_dir(self) -> Path:
-        return self.data_root / "chunks"
-
-    @property
-    def indexes_dir(self) -> Path:
-        return self.data_root / "indexes"
-
-    @property
     def embeddings_dir(self) -> Path:
         return self.data_root / "embeddings"
-
-    @property
-    def evaluations_dir(self) -> Path:
-        return self.data_root / "evaluations"
 
     @property
     def facts_db(self) -> Path:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .chunking.store import ChunkStore
+from .enrichment.build import EnrichmentStore
 from .parse.store import BlockStore
 from .settings import Settings
 from .storage import safe_name, stable_hash
@@ -52,8 +53,17 @@ class Workspace:
     def chunks(self) -> ChunkStore:
         return ChunkStore(self.root / "chunks")
 
+    @property
+    def enrichments(self) -> EnrichmentStore:
+        return EnrichmentStore(self.root / "enrichments")
+
     def index_dir(self, version_name: str) -> Path:
         return self.root / "indexes" / safe_name(version_name)
 
+    @property
+    def evaluations_root(self) -> Path:
+        """Every chunk set's evaluation folder, and ``history/`` (evaluation/history.py)."""
+        return self.root / "evaluations"
+
     def evaluation_dir(self, version_name: str) -> Path:
-        return self.root / "evaluations" / safe_name(version_name)
+        return self.evaluations_root / safe_name(version_name)

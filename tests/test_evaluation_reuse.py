@@ -6,7 +6,8 @@ import shutil
 from dagster import DagsterInstance
 
 import finchunk_pipeline.assets.evaluation as evaluation_asset
-from finchunk_pipeline.assets.evaluation import PACKAGE, code_hash, evaluation_source_files
+from finchunk_pipeline.artefacts import PACKAGE, code_hash
+from finchunk_pipeline.evaluation.code import evaluation_source_files
 
 from .test_pipeline_dagster import make_pipeline, run_chunk_set, run_documents
 
@@ -15,8 +16,8 @@ def test_sources_are_the_code_an_evaluation_runs():
     names = {f.relative_to(PACKAGE).as_posix() for f in evaluation_source_files()}
     assert {"evaluation/recall.py", "evaluation/budget.py", "evaluation/retrieval.py", "evaluation/precision.py",
             "evaluation/containment.py", "index/hybrid.py", "index/bm25.py", "chunking/expand.py",
-            "assets/evaluation.py"} <= names
-    assert not names & {"evaluation/report.py", "evaluation/plots.py", "index/search.py"}
+            "evaluation/chunk_set.py", "evaluation/retriever_modes.py", "evaluation/expander.py"} <= names
+    assert not names & {"evaluation/report.py", "evaluation/plots.py", "index/search.py", "assets/evaluation.py"}
 
 
 def test_editing_a_metric_changes_the_code_hash(tmp_path):
@@ -31,14 +32,16 @@ def test_editing_a_metric_changes_the_code_hash(tmp_path):
     recall.write_text(original + "\nEDITED_METRIC = True\n")
     edited = code_hash(evaluation_source_files(root), root)
     assert edited != before
-    # report rendering: its module, and the report asset in the evaluation asset module
+    # report rendering: its module, and the asset module (it only declares and attaches metadata)
     (root / "evaluation" / "report.py").write_text("RENDERING = 'only'\n")
     assets = root / "assets" / "evaluation.py"
     assets.write_text(assets.read_text().replace("def evaluation_report(", "def evaluation_report(  # edited\n"
                                                  ).replace('"report": MetadataValue.md(', '"report_md": MetadataValue.md('))
     assert code_hash(evaluation_source_files(root), root) == edited
-    assets.write_text(assets.read_text().replace("expand_chunk({\"view_spans\"", "expand_chunk({'view_spans'")
-                      .replace("docs[doc_id], max_chars)", "docs[doc_id], max_chars + 1)"))
+    # the parent expansion (evaluation/expander.py, moved out of the asset module)
+    expander = root / "evaluation" / "expander.py"
+    expander.write_text(expander.read_text().replace("expand_chunk({\"view_spans\"", "expand_chunk({'view_spans'")
+                        .replace("docs[doc_id], max_chars)", "docs[doc_id], max_chars + 1)"))
     assert code_hash(evaluation_source_files(root), root) != edited
 
 

@@ -327,9 +327,10 @@ def test_dagster_assets_and_checks(tmp_path):
     import pyarrow.parquet as pq
     from dagster import DagsterInstance, materialize
 
-    from finchunk_pipeline.assets.xbrl import XBRL_ASSETS, XBRL_CHECKS, XBRL_RESOURCES, FactsStoreResource
+    from finchunk_pipeline.assets.xbrl import XBRL_ASSETS, XBRL_CHECKS, FactsStoreResource
     from finchunk_pipeline.corpus import schema
-    assert set(XBRL_RESOURCES) == {"facts_store"}
+    from finchunk_pipeline.definitions import resources
+    assert set(resources()) == {"pipeline", "facts_store"}  # built in one place: definitions.resources
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

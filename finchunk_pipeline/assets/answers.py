@@ -21,7 +21,8 @@ from ..evaluation.budget import REPORT_BUDGET, DeliveredChunk, deliver, retrieve
 from ..evaluation.retrieval import DEPTH, gold_spans
 from ..evaluation.scope import scorable_questions
 from ..storage import stable_hash, write_json, write_text
-from .evaluation import gold_passages, retrieval_evaluation
+from ..evaluation.chunk_set import gold_passages
+from .evaluation import retrieval_evaluation
 from .resources import PipelineResource
 
 ANSWER_PREFIX = "FINCHUNK_ANSWER"
@@ -107,9 +108,10 @@ def _answer(context, ws, columns, records) -> tuple[dict | None, dict]:
     from ..enrichment.cache import TextCache
     from ..enrichment.client import ChatClient, LLMSettings
 
-    if not LLMSettings.configured(ANSWER_PREFIX):
+    env = ws.settings.llm_env
+    if not LLMSettings.configured(ANSWER_PREFIX, env):
         return None, {}
-    settings = LLMSettings.from_env(ANSWER_PREFIX, what="the answers asset")
+    settings = LLMSettings.from_env(ANSWER_PREFIX, what="the answers asset", env=env)
     cache = TextCache(ws.settings.data_root / "answer_cache", f"p{ANSWER_PROMPT_VERSION}-{_slug(settings.model)}")
     keyed = []
     for col in columns:

@@ -13,16 +13,16 @@ toggles. Turn them off
 """
 from __future__ import annotations
 
-import os
-
 from dagster import (AssetSelection, AutomationConditionSensorDefinition, DefaultScheduleStatus,
                      DefaultSensorStatus)
+
+from ..settings import Settings
 
 AUTOMATION_ENV = "FINCHUNK_AUTOMATION"
 
 
 def automation_on() -> bool:
-    value = os.environ.get(AUTOMATION_ENV, "on").strip().lower()
+    value = Settings().automation.strip().lower()
     if value not in ("on", "off", "1", "0", "true", "false", ""):
         raise ValueError(f"{AUTOMATION_ENV}={value!r}: expected on or off")
     return value in ("on", "1", "true", "")

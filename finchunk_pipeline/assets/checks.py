@@ -31,7 +31,8 @@ from ..evaluation.gold_resolution import scorable as resolved_only
 from ..evaluation.history import load_history
 from ..evaluation.scope import scorable_questions
 from .chunks import chunk_sets
-from .evaluation import gold_passages, retrieval_evaluation
+from ..evaluation.chunk_set import gold_passages
+from .evaluation import retrieval_evaluation
 from .partitions import chunk_set_partitions
 from .resources import PipelineResource
 

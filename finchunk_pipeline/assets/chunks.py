@@ -19,7 +19,9 @@ def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, conf
     parsed = pq.read_table(ws.manifest_path).to_pandas()
 
     progress = Progress(f"chunk set {config.name}", "documents chunked", context.log.info)
-    result = build_chunk_set(config, parsed, ws.blocks, ws.chunks, pipeline.model(), progress,
+    # the run's model (model_path / FINCHUNK_MODEL, Settings) reaches every strategy through here
+    # TODO(a14-merge): embed_backend=ws.settings.embed_backend
+    result = build_chunk_set(config, parsed, ws.blocks, ws.chunks, ws.settings.model(), progress,
                              embeddings_dir=ws.settings.embeddings_dir)
     pipeline.push(ws.chunks.dir(version))
     m = result.manifest

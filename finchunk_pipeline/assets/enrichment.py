@@ -19,7 +19,7 @@ ENRICHMENT_CODE = f"{BUILD_VERSION}.s{STRUCTURAL_VERSION}.p{PROMPT_VERSION}"
 
 
 def enrichment_store(ws) -> EnrichmentStore:
-    return EnrichmentStore(ws.root / "enrichments")
+    return ws.enrichments
 
 
 def enrichment_cache_dir(settings):
@@ -27,12 +27,14 @@ def enrichment_cache_dir(settings):
     return settings.data_root / "enrichment_cache"
 
 
-def _client_factory(config):
+def _client_factory(config, env):
+    """The LLM client of ``config``'s enricher, from the FINCHUNK_LLM_* variables in ``env``
+    (Settings.llm_env), made when first needed."""
     def make():
         from ..enrichment.client import ChatClient, LLMSettings
 
         settings = LLMSettings.from_env("FINCHUNK_LLM", model=config.enrich.model,
-                                        what=f"chunk set {config.name!r} (enrich: llm)")
+                                        what=f"chunk set {config.name!r} (enrich: llm)", env=env)
         return ChatClient(settings)
     return make
 
@@ -48,7 +50,8 @@ def _chunk_enrichment(context: AssetExecutionContext, pipeline: PipelineResource
     progress = Progress(f"chunk set {config.name}", "chunks enriched", context.log.info)
     try:
         result = build_enrichment(config, parsed, ws.blocks, ws.chunks, store, cache_dir,
-                                  client_factory=_client_factory(config), progress=progress, log=context.log.info)
+                                  client_factory=_client_factory(config, ws.settings.llm_env),
+                                  progress=progress, log=context.log.info)
     finally:  # enrichments paid for are kept remotely too, also when the build failed part-way
         if own_cache.exists():
             pipeline.push(own_cache)

@@ -5,7 +5,6 @@ same code serves the embedded default, a user's corpus, or a deployment whose da
 is a mounted volume.
 """
 
-import os
 from pathlib import Path
 
 from dagster import ConfigurableResource
@@ -46,22 +45,23 @@ class PipelineResource(ConfigurableResource):
     budgets: str = ""
 
     def settings(self) -> Settings:
-        base = Settings()
-        return Settings(
-            corpus_dir=Path(self.corpus_dir).resolve() if self.corpus_dir else base.corpus_dir,
-            data_root=Path(self.data_root).resolve() if self.data_root else base.data_root,
-            out_dir=Path(self.out_dir).resolve() if self.out_dir else base.out_dir,
-            chunkers_file=Path(self.chunkers_file).resolve() if self.chunkers_file else base.chunkers_file,
-        )
+        """Every setting of this instance: the environment (Settings), with this resource's
+        non-empty fields over it (Settings.override: "" means unset). ``data_storage_options``
+        is merged over FINCHUNK_DATA_STORAGE_OPTIONS instead (remote.remote_config)."""
+        return Settings().override(
+            corpus_dir=self.corpus_dir, data_root=self.data_root, out_dir=self.out_dir,
+            chunkers_file=self.chunkers_file, model_path=self.model_path, data_url=self.data_url,
+            data_endpoint_url=self.data_endpoint_url,
+            retrievers=self.retrievers, bm25_analyzer=self.bm25_analyzer, bm25_language=self.bm25_language,
+            doc_prior=self.doc_prior, budgets=self.budgets)
 
     def workspace(self) -> Workspace:
         return Workspace(self.settings())
 
     def _mirror(self):
-        from ..remote import mirror_from_env
+        from ..remote import mirror_of
 
-        return mirror_from_env(self.settings().data_root, self.data_url or None,
-                               self.data_endpoint_url or None, self.data_storage_options or None)
+        return mirror_of(self.settings(), self.data_storage_options)  # merged over the variable's
 
     def remote(self) -> dict:
         """The remote data root settings as given to this resource (for FactsStoreResource)."""
@@ -108,7 +108,7 @@ class PipelineResource(ConfigurableResource):
         raise ValueError(f"chunk set {name!r} is not declared in {self.settings().chunkers_file}")
 
     def retriever_names(self) -> list[str]:
-        value = self.retrievers or os.environ.get("FINCHUNK_RETRIEVERS")
+        value = self.settings().retrievers
         if not value:
             from ..index.retrievers import KNOWN  # all of them
 
@@ -116,18 +116,20 @@ class PipelineResource(ConfigurableResource):
         return [r.strip() for r in value.split(",") if r.strip()]
 
     def model(self) -> str | None:
-        return self.model_path or None
+        """The embedding model / tokenizer folder (model_path or FINCHUNK_MODEL), None: the packaged one."""
+        return self.settings().model()
 
     def bm25_settings(self) -> tuple[str, float]:
         """(analyzer name, document prior weight) for BM25 indexes."""
         from ..index.analyzer import ANALYZERS, DEFAULT_ANALYZER
         from ..index.retriever import DEFAULT_DOC_PRIOR
 
-        analyzer = self.bm25_analyzer or os.environ.get("FINCHUNK_BM25_ANALYZER") or DEFAULT_ANALYZER
+        settings = self.settings()
+        analyzer = settings.bm25_analyzer or DEFAULT_ANALYZER
         if analyzer not in ANALYZERS:
             raise ValueError(f"bm25_analyzer / FINCHUNK_BM25_ANALYZER: unknown analyzer {analyzer!r}; "
                              f"known: {sorted(ANALYZERS)}")
-        raw = self.doc_prior or os.environ.get("FINCHUNK_DOC_PRIOR") or str(DEFAULT_DOC_PRIOR)
+        raw = settings.doc_prior or str(DEFAULT_DOC_PRIOR)
         try:
             prior = float(raw)
         except ValueError as exc:
@@ -140,7 +142,7 @@ class PipelineResource(ConfigurableResource):
         """The language forced on every document and query of BM25, or None (the corpus's)."""
         from ..lang.codes import STEMMERS
 
-        value = (self.bm25_language or os.environ.get("FINCHUNK_BM25_LANGUAGE") or "").strip().lower()
+        value = self.settings().bm25_language.strip().lower()
         if value and value not in STEMMERS:
             raise ValueError(f"bm25_language / FINCHUNK_BM25_LANGUAGE: unsupported language {value!r}; "
                              f"supported: {sorted(STEMMERS)}")
@@ -150,4 +152,4 @@ class PipelineResource(ConfigurableResource):
         """The context budgets (characters) the evaluation scores."""
         from ..evaluation.budget import parse_budgets
 
-        return parse_budgets(self.budgets or os.environ.get("FINCHUNK_BUDGETS") or "")
+        return parse_budgets(self.settings().budgets)

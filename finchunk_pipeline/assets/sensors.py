@@ -27,12 +27,13 @@ def partition_changes(pipeline: PipelineResource, instance) -> PartitionChanges:
     from ..enrichment.client import LLMSettings
 
     runnable, skipped = [], {}
+    llm_env = pipeline.settings().llm_env
     for config in pipeline.chunker_configs():
         strategy = STRATEGIES[config.strategy]
         if not strategy.available():
             skipped[config.name] = (f"strategy {config.strategy!r} needs the optional module "
                                     f"{strategy.requires!r}, which is not installed")
-        elif config.enrich is not None and config.enrich.enricher == "llm" and not LLMSettings.configured("FINCHUNK_LLM"):
+        elif config.enrich is not None and config.enrich.enricher == "llm" and not LLMSettings.configured("FINCHUNK_LLM", llm_env):
             # like a missing extra: its runs could only fail (README "Enrichment")
             skipped[config.name] = ("enrich: llm needs an OpenAI-compatible endpoint and FINCHUNK_LLM_BASE_URL "
                                     "is not set here")

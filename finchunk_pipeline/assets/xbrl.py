@@ -5,7 +5,7 @@ is asked (``finchunk_pipeline.xbrl``). Heavy modules (duckdb, pandas) are import
 the functions, so loading the code location stays light.
 
 Wire-up (definitions.py): ``assets=[..., *XBRL_ASSETS]``, ``asset_checks=XBRL_CHECKS``,
-``resources={..., **XBRL_RESOURCES}`` (key "facts_store").
+``resources={..., "facts_store": facts_store_resource(settings)}`` (definitions.resources).
 """
 
 from contextlib import contextmanager
@@ -40,12 +40,12 @@ class FactsStoreResource(ConfigurableResource):
         machine) take turns; with a remote data root the file is pulled first and, after a
         write, pushed back."""
         from ..claims import claim
-        from ..remote import mirror_from_env
+        from ..remote import mirror_of
         from ..xbrl.store import FactsStore
 
         db = Path(self.db_path)
-        mirror = mirror_from_env(db.parent, self.data_url or None, self.data_endpoint_url or None,
-                                 self.data_storage_options or None)
+        settings = Settings().override(data_url=self.data_url, data_endpoint_url=self.data_endpoint_url)
+        mirror = mirror_of(settings, self.data_storage_options, local_root=db.parent)
         with claim(db.name, db.parent, mirror):
             if mirror is not None:
                 mirror.pull(db.name)
@@ -116,18 +116,8 @@ def xbrl_facts(context: AssetExecutionContext, facts_store: FactsStoreResource) 
                 context.log.warning(f"{r.source}: {r.conflicts} facts differ from the stored value "
                                     "for the same key; the stored (first) value is kept")
         stats = store.stats()
-        entities = store.frame("""
-            SELECT e.ticker, f.cik, count(*) AS facts, count(DISTINCT f.concept) AS concepts,
-                   count(DISTINCT f.accession) AS filings,
-                   min(f.filed_at)::DATE::VARCHAR AS first_filed, max(f.filed_at)::DATE::VARCHAR AS last_filed
-            FROM facts f LEFT JOIN entities e USING (cik)
-            GROUP BY ALL ORDER BY facts DESC LIMIT 50""")
-        sample = store.frame("""
-            SELECT COALESCE(e.ticker, f.cik) AS entity, f.concept, f.unit, f.value,
-                   f.period_start::VARCHAR AS period_start, f.period_end::VARCHAR AS period_end,
-                   f.form, f.filed_at::DATE::VARCHAR AS filed
-            FROM facts f LEFT JOIN entities e USING (cik)
-            ORDER BY f.filed_at DESC, f.concept LIMIT 10""")
+        entities = store.entities_summary(50)
+        sample = store.latest_facts(10)
     return MaterializeResult(metadata={
         "db_path": facts_store.db_path,
         "facts": stats["facts"],
@@ -158,11 +148,7 @@ def xbrl_quarterly(context: AssetExecutionContext, facts_store: FactsStoreResour
     with facts_store.open() as store:
         q = derive_quarters(store, as_of)
         q["as_of"] = str(as_of)
-        store.con.register("derived_quarters", q)
-        try:
-            store.con.execute("CREATE OR REPLACE TABLE quarters AS SELECT * FROM derived_quarters").fetchall()
-        finally:
-            store.con.unregister("derived_quarters")
+        store.replace_quarters(q)
     bad = inconsistencies(q)
     if len(bad):
         context.log.warning(f"{len(bad)} filed quarters differ from their derived value")
@@ -191,8 +177,8 @@ def xbrl_facts_no_duplicates(facts_store: FactsStoreResource) -> AssetCheckResul
 def xbrl_facts_not_filed_in_future(facts_store: FactsStoreResource) -> AssetCheckResult:
     with facts_store.open(read_only=True) as store:
         n = store.future_facts()
-        latest = store.frame("SELECT max(filed_at)::VARCHAR AS m FROM facts")["m"].iat[0]
-    return AssetCheckResult(passed=n == 0, metadata={"future_facts": n, "latest_filed_at": str(latest)})
+        latest = store.latest_filed_at()
+    return AssetCheckResult(passed=n == 0, metadata={"future_facts": n, "latest_filed_at": latest})
 
 
 @asset_check(asset=xbrl_quarterly,
@@ -202,7 +188,7 @@ def xbrl_facts_not_filed_in_future(facts_store: FactsStoreResource) -> AssetChec
 def xbrl_quarters_consistent(facts_store: FactsStoreResource) -> AssetCheckResult:
     from ..xbrl.quarters import inconsistencies
     with facts_store.open(read_only=True) as store:
-        q = store.frame("SELECT * FROM quarters")
+        q = store.quarters()
     bad = inconsistencies(q)
     compared = int((q["filed_value"].notna() & q["derived_value"].notna()).sum()) if len(q) else 0
     cols = ["ticker", "concept", "fiscal_year", "quarter", "filed_value", "derived_value"]
@@ -214,11 +200,11 @@ def xbrl_quarters_consistent(facts_store: FactsStoreResource) -> AssetCheckResul
     )
 
 
-def _resources() -> dict[str, FactsStoreResource]:
-    s = Settings()
-    return {"facts_store": FactsStoreResource(db_path=str(s.facts_db), corpus_dir=str(s.corpus_dir))}
+def facts_store_resource(settings: Settings, **remote: str) -> FactsStoreResource:
+    """The facts store of the instance ``settings`` describe (its data root's facts file, its
+    corpus); ``remote``: the pipeline resource's remote data root fields, if any."""
+    return FactsStoreResource(db_path=str(settings.facts_db), corpus_dir=str(settings.corpus_dir), **remote)
 
 
 XBRL_ASSETS = [xbrl_facts, xbrl_quarterly]
 XBRL_CHECKS = [xbrl_facts_no_duplicates, xbrl_facts_not_filed_in_future, xbrl_quarters_consistent]
-XBRL_RESOURCES = _resources()

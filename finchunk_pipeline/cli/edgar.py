@@ -11,7 +11,6 @@ from FINCHUNK_USER_AGENT. Requests are limited to 10/s, retried on 429/5xx, and 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 
@@ -36,14 +35,14 @@ def register(subparsers) -> None:
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    from finchunk_pipeline.fetch.edgar import USER_AGENT_ENV, EdgarClient, fetch_corpus
+    from finchunk_pipeline.fetch.edgar import EdgarClient, fetch_corpus
     from finchunk_pipeline.fetch.http import check_user_agent
     from finchunk_pipeline.settings import Settings
 
-    ua = check_user_agent(args.user_agent or os.environ.get(USER_AGENT_ENV))  # refuse early
+    settings = Settings()
+    ua = check_user_agent(args.user_agent or settings.user_agent or None)  # refuse early
     if args.max_rps <= 0 or args.max_rps > 10:
         raise ValueError("--max-rps must be in (0, 10]: the SEC allows at most 10 requests per second")
-    settings = Settings()
     cache = args.cache_dir or settings.raw_dir / "http"
     client = EdgarClient(ua, base_url=args.base_url, cache_dir=cache, raw_dir=settings.raw_dir,
                          max_rps=args.max_rps)

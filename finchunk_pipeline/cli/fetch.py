@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 
 def register(subparsers) -> None:
@@ -23,13 +22,13 @@ def _fetch(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from finchunk_pipeline.fetch.download import fetch_urls
-    from finchunk_pipeline.fetch.edgar import USER_AGENT_ENV
     from finchunk_pipeline.fetch.http import HttpClient
+    from finchunk_pipeline.settings import Settings
 
     if args.max_rps <= 0:
         raise ValueError("--max-rps must be > 0")
     out = Path(args.out)
-    client = HttpClient(args.user_agent or os.environ.get(USER_AGENT_ENV),
+    client = HttpClient(args.user_agent or Settings().user_agent or None,
                         cache_dir=args.cache_dir or out / ".http-cache", max_rps=args.max_rps,
                         max_retries=args.retries)
     results = fetch_urls(client, args.urls, out)

@@ -19,6 +19,8 @@ from ..settings import PROJECT_ROOT
 
 
 def dagster_home() -> Path:
+    """Dagster's instance folder (DAGSTER_HOME, default ``<project>/dagster_home``), set for this
+    process and its children: configuring Dagster, not one of our settings (settings.py)."""
     home = Path(os.environ.get("DAGSTER_HOME") or PROJECT_ROOT / "dagster_home").resolve()
     home.mkdir(parents=True, exist_ok=True)
     if not (home / "dagster.yaml").exists() and (PROJECT_ROOT / "dagster.yaml").exists():
@@ -52,19 +54,9 @@ def register(sub) -> None:
     u.set_defaults(func=ui)
 
 
-def run(args) -> int:
-    dagster_home()
-    os.environ.setdefault(TERMINAL_ENV, "1")  # parsing, chunking, embedding: progress on the terminal
-    from dagster import DagsterInstance, materialize
-
-    from ..assets.resources import PipelineResource
-    from ..assets.documents import parsed_blocks, raw_documents
-    from ..assets.evaluation import evaluation_report
-    from ..definitions import ALL_CHECKS, PIPELINE_ASSETS, partitioned_assets, resources, xbrl_assets
-
-    if args.jobs < 1:
-        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-    pipeline_config = dict(
+def _pipeline_config(args) -> dict:
+    """The pipeline resource's fields from the command line ("" = the setting's default)."""
+    return dict(
         corpus_dir=str(Path(args.corpus).resolve()) if args.corpus else "",
         out_dir=str(Path(args.out).resolve()) if args.out else "",
         data_root=str(Path(args.data).resolve()) if args.data else "",
@@ -72,24 +64,146 @@ def run(args) -> int:
         data_url=args.data_url or "",
         retrievers=args.retrievers or "",  # "" = FINCHUNK_RETRIEVERS or all
     )
-    pipeline = PipelineResource(**pipeline_config)
-    settings = pipeline.settings()
-    corpus = pipeline.corpus()  # validate before starting anything
+
+
+def _chosen_configs(pipeline, args) -> list:
+    """The declared chunk sets --chunk-sets names (all by default); an unknown name is an error."""
     configs = pipeline.chunker_configs()
     if args.chunk_sets:
         wanted = [n.strip() for n in args.chunk_sets.split(",") if n.strip()]
         unknown = sorted(set(wanted) - {c.name for c in configs})
         if unknown:
-            raise ValueError(f"unknown chunk sets {unknown}; declared in {settings.chunkers_file}: {[c.name for c in configs]}")
+            raise ValueError(f"unknown chunk sets {unknown}; declared in {pipeline.settings().chunkers_file}: "
+                             f"{[c.name for c in configs]}")
         configs = [c for c in configs if c.name in wanted]
-    from ..assets.sensors import apply_partition_changes, partition_changes
+    return configs
 
-    instance = DagsterInstance.get()
-    changes = partition_changes(pipeline, instance)
+
+def _runnable(configs: list, changes) -> list:
+    """``configs`` less the chunk sets that cannot run here (a missing extra or LLM endpoint), said so."""
+    configs = list(configs)
     for c in [c for c in configs if c.name in changes.skipped]:
-        hint = "see README \"Enrichment\"" if "FINCHUNK_LLM" in changes.skipped[c.name] else "pip install -e '.[baselines]'"
+        hint = ("see README \"Enrichment\"" if "FINCHUNK_LLM" in changes.skipped[c.name]
+                else "pip install -e '.[baselines]'")
         print(f"note: chunk set {c.name!r} skipped: {changes.skipped[c.name]} ({hint})")
         configs.remove(c)
+    return configs
+
+
+class _Steps:
+    """The in-process runs of one ``finchunk run``: each step one Dagster run; a failure is
+    reported and the remaining steps still run, a stop signal ends everything (KeyboardInterrupt)."""
+
+    def __init__(self, instance, run_resources, quiet: dict | None, watch):
+        from ..definitions import ALL_CHECKS, PIPELINE_ASSETS
+
+        self.instance, self.resources, self.quiet, self.watch = instance, run_resources, quiet, watch
+        self.assets = [*PIPELINE_ASSETS, *ALL_CHECKS]  # checks run with the assets they gate
+        self.tags = run_tags()  # names this process on its runs: a later start can tell they were orphaned
+        self.runs: list[str] = []
+        self.failures: list[str] = []
+
+    def __call__(self, label: str, **kwargs) -> bool:
+        from dagster import materialize
+
+        t0 = time.perf_counter()
+        print(f"  {label} ...", flush=True)  # long stages print progress lines below it (stderr)
+        kwargs.setdefault("run_config", self.quiet)
+        result = materialize(self.assets, instance=self.instance, resources=self.resources,
+                             raise_on_error=False, tags=self.tags, **kwargs)
+        self.runs.append(result.run_id)
+        if self.watch.received():  # Dagster took the signal inside the run and failed it as interrupted
+            raise KeyboardInterrupt
+        if result.success:
+            print(f"    done in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]})", flush=True)
+            return True
+        why = "; ".join(_failure_messages(result)) or "see the run in the UI"
+        print(f"    FAILED in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]}): {why}", flush=True)
+        self.failures.append(f"{label}: {why}")
+        return False
+
+
+def _all_steps(step: _Steps, args, configs: list, pipeline_config: dict) -> bool:
+    """Documents, every chunk set (in --jobs processes or one after the other) and the xbrl
+    branch, the answers if asked, the report. False: the documents stage failed."""
+    from ..assets.documents import parsed_blocks, raw_documents
+    from ..assets.evaluation import evaluation_report
+    from ..definitions import partitioned_assets, xbrl_assets
+
+    if not step("documents: raw_documents, parsed_blocks", selection=[raw_documents, parsed_blocks]):
+        print("\n".join(["", "the documents stage failed; nothing else can run:", *step.failures]), file=sys.stderr)
+        return False
+    xbrl_label = "xbrl: facts into DuckDB, derived quarters, point-in-time answers"
+    labels = [f"chunk set {i}/{len(configs)} {c.name}: chunks, indexes, evaluation" for i, c in enumerate(configs, 1)]
+    if args.jobs > 1:
+        tasks = [*zip(labels, [c.name for c in configs]), (xbrl_label, None)]
+        step.failures.extend(run_concurrently(tasks, pipeline_config, step.quiet, args.jobs))
+    else:
+        for label, config in zip(labels, configs):
+            step(label, selection=partitioned_assets(), partition_key=config.name)
+        step(xbrl_label, selection=xbrl_assets())
+    if args.answers is not None:
+        from ..assets.answers import answers
+
+        answers_config = {"ops": {"answers": {"config": {"sample": args.answers}}}}
+        step(f"answers: {args.answers} questions side by side", selection=[answers],
+             run_config={**(step.quiet or {}), **answers_config})
+    step("evaluation_report", selection=[evaluation_report])
+    return True
+
+
+def _summary(settings, failures: list[str]) -> int:
+    """The report's headline, where the outputs are, and the failed steps (exit 1 if any)."""
+    report = settings.out_dir / "evaluation.md"
+    print()
+    if report.exists():
+        print(headline(report.read_text(encoding="utf-8")))
+    print(f"report: {settings.out_dir / 'evaluation.json'}\n        {report}\n"
+          f"parse report: {settings.out_dir / 'parse_report.json'}\n"
+          f"runs are in DAGSTER_HOME={os.environ['DAGSTER_HOME']} (see them with: finchunk ui)")
+    if failures:
+        print(f"\n{len(failures)} step(s) failed; the report covers the rest:", file=sys.stderr)
+        for f in failures:
+            print(f"  - {f}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _stopped(watch, instance, runs: list[str]) -> int:
+    """After a stop signal: mark what it left unfinished, say so, exit 128 + the signal."""
+    signum = watch.received() or signal.SIGINT
+    # a signal between Dagster's own handling points can leave this process's run
+    # unfinished in the instance: mark it now rather than at the next start
+    marked = reap_orphaned_runs(instance, only_pid=os.getpid())
+    marked += reap_orphaned_runs(instance)  # --jobs workers, stopped by now
+    failed = [r for r in runs if r not in marked and _interrupted(instance, r)] + marked
+    print(f"\nfinchunk run: interrupted by {signal_name(signum)}: stopped; nothing else was started"
+          + (f"; run {', '.join(r[:8] for r in failed)} marked failed" if failed else ""),
+          file=sys.stderr, flush=True)
+    return 128 + int(signum)
+
+
+def run(args) -> int:
+    # configuring Dagster and the child processes, not reading our settings (settings.py does):
+    # the instance's home, and progress lines on the terminal for parsing, chunking, embedding
+    dagster_home()
+    os.environ.setdefault(TERMINAL_ENV, "1")
+    from dagster import DagsterInstance
+
+    from ..assets.resources import PipelineResource
+    from ..assets.sensors import apply_partition_changes, partition_changes
+    from ..definitions import resources
+
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+    pipeline_config = _pipeline_config(args)
+    pipeline = PipelineResource(**pipeline_config)
+    settings = pipeline.settings()
+    corpus = pipeline.corpus()  # validate before starting anything
+    configs = _chosen_configs(pipeline, args)
+    instance = DagsterInstance.get()
+    changes = partition_changes(pipeline, instance)
+    configs = _runnable(configs, changes)
     print(f"corpus   {corpus.path}  ({len(corpus.documents)} documents, "
           f"{0 if corpus.questions is None else len(corpus.questions)} questions)")
     print(f"data     {settings.data_root}\nout      {settings.out_dir}\nretrievers {pipeline.retriever_names()}"
@@ -98,86 +212,19 @@ def run(args) -> int:
     # register what runs now; retiring undeclared partitions is the sensor's job (another
     # chunker file may have registered them)
     apply_partition_changes(changes, instance, retire=False)
-    run_resources = resources(pipeline)
     quiet = None if args.verbose else {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-    assets = [*PIPELINE_ASSETS, *ALL_CHECKS]  # checks run with the assets they gate
-
-    failures: list[str] = []
-    tags = run_tags()  # names this process on its runs: a later start can tell they were orphaned
-    runs: list[str] = []
-
-    def step(label: str, **kwargs) -> bool:
-        """One in-process run; a failure is reported and the remaining steps still run, a
-        stop signal ends everything (KeyboardInterrupt)."""
-        t0 = time.perf_counter()
-        print(f"  {label} ...", flush=True)  # long stages print progress lines below it (stderr)
-        kwargs.setdefault("run_config", quiet)
-        result = materialize(assets, instance=instance, resources=run_resources,
-                             raise_on_error=False, tags=tags, **kwargs)
-        runs.append(result.run_id)
-        if watch.received():  # Dagster took the signal inside the run and failed it as interrupted
-            raise KeyboardInterrupt
-        if result.success:
-            print(f"    done in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]})", flush=True)
-            return True
-        why = "; ".join(_failure_messages(result)) or "see the run in the UI"
-        print(f"    FAILED in {time.perf_counter() - t0:.1f}s (run {result.run_id[:8]}): {why}", flush=True)
-        failures.append(f"{label}: {why}")
-        return False
-
-    def all_steps() -> int:
-        t_all = time.perf_counter()
-        if not step("documents: raw_documents, parsed_blocks", selection=[raw_documents, parsed_blocks]):
-            print("\n".join(["", "the documents stage failed; nothing else can run:", *failures]), file=sys.stderr)
-            return 1
-        xbrl_label = "xbrl: facts into DuckDB, derived quarters, point-in-time answers"
-        if args.jobs > 1:
-            tasks = [(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation", config.name)
-                     for i, config in enumerate(configs, 1)] + [(xbrl_label, None)]
-            failures.extend(run_concurrently(tasks, pipeline_config, quiet, args.jobs))
-        else:
-            for i, config in enumerate(configs, 1):
-                step(f"chunk set {i}/{len(configs)} {config.name}: chunks, indexes, evaluation",
-                     selection=partitioned_assets(), partition_key=config.name)
-            step(xbrl_label, selection=xbrl_assets())
-        if args.answers is not None:
-            from ..assets.answers import answers
-
-            answers_config = {"ops": {"answers": {"config": {"sample": args.answers}}}}
-            step(f"answers: {args.answers} questions side by side", selection=[answers],
-                 run_config={**(quiet or {}), **answers_config})
-        step("evaluation_report", selection=[evaluation_report])
-        print(f"finished in {time.perf_counter() - t_all:.1f}s")
-        report = settings.out_dir / "evaluation.md"
-        print()
-        if report.exists():
-            print(headline(report.read_text(encoding="utf-8")))
-        print(f"report: {settings.out_dir / 'evaluation.json'}\n        {report}\n"
-              f"parse report: {settings.out_dir / 'parse_report.json'}\n"
-              f"runs are in DAGSTER_HOME={os.environ['DAGSTER_HOME']} (see them with: finchunk ui)")
-        if failures:
-            print(f"\n{len(failures)} step(s) failed; the report covers the rest:", file=sys.stderr)
-            for f in failures:
-                print(f"  - {f}", file=sys.stderr)
-            return 1
-        return 0
-
     # SIGINT (Ctrl-C), SIGTERM, SIGHUP: the run in progress fails as interrupted, nothing after
     # it starts, and the command exits 128 + the signal's number
     with SignalWatch() as watch:
+        step = _Steps(instance, resources(pipeline), quiet, watch)
         try:
-            return all_steps()
+            t_all = time.perf_counter()
+            if not _all_steps(step, args, configs, pipeline_config):
+                return 1
+            print(f"finished in {time.perf_counter() - t_all:.1f}s")
+            return _summary(settings, step.failures)
         except KeyboardInterrupt:
-            signum = watch.received() or signal.SIGINT
-            # a signal between Dagster's own handling points can leave this process's run
-            # unfinished in the instance: mark it now rather than at the next start
-            marked = reap_orphaned_runs(instance, only_pid=os.getpid())
-            marked += reap_orphaned_runs(instance)  # --jobs workers, stopped by now
-            failed = [r for r in runs if r not in marked and _interrupted(instance, r)] + marked
-            print(f"\nfinchunk run: interrupted by {signal_name(signum)}: stopped; nothing else was started"
-                  + (f"; run {', '.join(r[:8] for r in failed)} marked failed" if failed else ""),
-                  file=sys.stderr, flush=True)
-            return 128 + int(signum)
+            return _stopped(watch, instance, step.runs)
 
 
 def _interrupted(instance, run_id: str) -> bool:

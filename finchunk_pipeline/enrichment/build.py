@@ -105,20 +105,10 @@ def build_enrichment(config, parsed: pd.DataFrame, blocks: BlockStore, chunks: C
     if existing and existing.get("inputs") == key:
         return EnrichmentResult(config.version_name, False, existing)
     t0 = time.perf_counter()
-    df = chunks.read(config.chunks_version_name, columns=CHUNK_COLUMNS)
     where = {r["doc_id"]: r for r in parsed.to_dict("records")}
-    missing_docs = sorted(set(df["doc_id"]) - set(where))
-    if missing_docs:
-        raise EnrichmentError(f"chunk set {config.chunks_version_name}: documents {missing_docs[:5]} are not in "
-                              f"the parsed manifest; materialize parsed_blocks first")
-    hashes = []
-    for row in df.to_dict("records"):
-        d = where[row["doc_id"]]
-        hashes.append(chunk_hash(d["sha"], d["parser_key"], row["view_spans"], row["source_text"],
-                                 row["section_path"], d))
-    df["chunk_hash"] = hashes
+    df = _hashed_chunks(config, chunks, where)
     cache = TextCache(cache_root, spec.version_id)
-    found = cache.get_many(set(hashes))
+    found = cache.get_many(set(df["chunk_hash"]))
     todo = df[~df["chunk_hash"].isin(found)].drop_duplicates("chunk_hash")
     usage: dict = {}
     new: dict[str, dict] = {}
@@ -129,20 +119,8 @@ def build_enrichment(config, parsed: pd.DataFrame, blocks: BlockStore, chunks: C
             new, usage = _llm(config, spec, todo, where, blocks, cache, client_factory, progress, log)
         else:  # parse_enrich accepts only known enrichers
             raise ValueError(f"unknown enricher {spec.enricher!r}")
-    texts, ptoks, ctoks = [], [], []
-    for h in df["chunk_hash"]:
-        rec = new.get(h) or found[h]
-        texts.append(rec["text"])
-        fresh = h in new
-        ptoks.append(int(rec.get("prompt_tokens") or 0) if fresh else 0)
-        ctoks.append(int(rec.get("completion_tokens") or 0) if fresh else 0)
-    table = pa.Table.from_pydict({
-        "chunk_id": df["chunk_id"].tolist(), "doc_id": df["doc_id"].tolist(), "chunk_hash": df["chunk_hash"].tolist(),
-        "enrichment_text": texts, "enricher": [spec.enricher] * len(df), "enricher_version": [spec.version_id] * len(df),
-        "spans": [[{"start": s, "end": e} for s, e in spans_of(v)] for v in df["spans"]],
-        "prompt_tokens": ptoks, "completion_tokens": ctoks,
-    }, schema=ENRICHMENT_SCHEMA)
-    lengths = [len(t) for t in texts]
+    table = _enrichment_table(spec, df, new, found)
+    lengths = [len(t) for t in table.column("enrichment_text").to_pylist()]
     manifest = {
         "chunk_set": config.name, "version": config.version_name, "chunks_version": config.chunks_version_name,
         "enricher": spec.enricher, "enricher_version": spec.version_id, "enricher_params": spec.params,
@@ -154,6 +132,39 @@ def build_enrichment(config, parsed: pd.DataFrame, blocks: BlockStore, chunks: C
     }
     store.write(config.version_name, table, manifest)
     return EnrichmentResult(config.version_name, True, manifest, usage)
+
+
+def _hashed_chunks(config, chunks: ChunkStore, where: dict[str, dict]) -> pd.DataFrame:
+    """The chunk set's chunks with ``chunk_hash``: what an enrichment of the chunk is cached by."""
+    df = chunks.read(config.chunks_version_name, columns=CHUNK_COLUMNS)
+    missing_docs = sorted(set(df["doc_id"]) - set(where))
+    if missing_docs:
+        raise EnrichmentError(f"chunk set {config.chunks_version_name}: documents {missing_docs[:5]} are not in "
+                              f"the parsed manifest; materialize parsed_blocks first")
+    hashes = []
+    for row in df.to_dict("records"):
+        d = where[row["doc_id"]]
+        hashes.append(chunk_hash(d["sha"], d["parser_key"], row["view_spans"], row["source_text"],
+                                 row["section_path"], d))
+    df["chunk_hash"] = hashes
+    return df
+
+
+def _enrichment_table(spec: EnrichSpec, df: pd.DataFrame, new: dict[str, dict], found: dict[str, dict]) -> pa.Table:
+    """One row per chunk: its enrichment (made now or cached) and the tokens paid for it now."""
+    texts, ptoks, ctoks = [], [], []
+    for h in df["chunk_hash"]:
+        rec = new.get(h) or found[h]
+        texts.append(rec["text"])
+        fresh = h in new
+        ptoks.append(int(rec.get("prompt_tokens") or 0) if fresh else 0)
+        ctoks.append(int(rec.get("completion_tokens") or 0) if fresh else 0)
+    return pa.Table.from_pydict({
+        "chunk_id": df["chunk_id"].tolist(), "doc_id": df["doc_id"].tolist(), "chunk_hash": df["chunk_hash"].tolist(),
+        "enrichment_text": texts, "enricher": [spec.enricher] * len(df), "enricher_version": [spec.version_id] * len(df),
+        "spans": [[{"start": s, "end": e} for s, e in spans_of(v)] for v in df["spans"]],
+        "prompt_tokens": ptoks, "completion_tokens": ctoks,
+    }, schema=ENRICHMENT_SCHEMA)
 
 
 def _by_document(todo: pd.DataFrame):

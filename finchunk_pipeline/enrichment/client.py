@@ -27,7 +27,6 @@ message. Token counts come from each answer's ``usage``.
 from __future__ import annotations
 
 import json
-import os
 import random
 import threading
 import time
@@ -38,6 +37,7 @@ from urllib.parse import urlparse
 
 import requests
 
+from ..settings import Settings
 from ..fetch.http import RateLimiter, retry_after_seconds
 
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -91,7 +91,8 @@ class LLMSettings:
 
     @staticmethod
     def configured(prefix: str, env: Mapping[str, str] | None = None) -> bool:
-        env = os.environ if env is None else env
+        """Whether ``<prefix>_BASE_URL`` is set in ``env`` (default: the process's Settings().llm_env)."""
+        env = Settings().llm_env if env is None else env
         return bool(str(env.get(f"{prefix}_BASE_URL", "")).strip())
 
     @classmethod
@@ -99,7 +100,7 @@ class LLMSettings:
                  env: Mapping[str, str] | None = None) -> "LLMSettings":
         """Settings from ``<prefix>_*`` variables; ``model`` (declared elsewhere) wins over
         ``<prefix>_MODEL``. Raises LLMConfigError naming what is missing or wrong."""
-        env = os.environ if env is None else env
+        env = Settings().llm_env if env is None else env
         base = str(env.get(f"{prefix}_BASE_URL", "")).strip()
         if not base:
             raise LLMConfigError(

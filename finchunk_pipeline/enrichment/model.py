@@ -13,13 +13,13 @@ environment and are not part of the version (see ``llm.py``).
 """
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
+from ..settings import Settings
 from ..storage import stable_hash
 
 STRUCTURAL = "structural"
@@ -63,7 +63,7 @@ class EnrichSpec:
         """The LLM's model name: declared, else FINCHUNK_LLM_MODEL ("" when neither)."""
         if self.enricher != LLM:
             return ""
-        return str(self.params.get("model") or os.environ.get(MODEL_ENV, "")).strip()
+        return str(self.params.get("model") or Settings().llm_model).strip()
 
     @property
     def code_version(self) -> str:

@@ -15,7 +15,6 @@ converted to UTC (``acceptance_tz``; pass "UTC" to take the "Z" literally).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any, Iterable, Iterator
 from zoneinfo import ZoneInfo
 
 from ..corpus import schema
+from ..settings import Settings
 from ..storage import safe_name
 from .http import HttpClient, HttpError, decode_text
 from .raw_store import RawStore
@@ -62,7 +62,7 @@ class EdgarClient:
         """``base_url`` sets both bases (a test server); otherwise the SEC defaults apply.
         ``raw_dir`` keeps every primary document's text in the raw store (fetch.raw_store)."""
         if user_agent is None:
-            user_agent = os.environ.get(USER_AGENT_ENV)
+            user_agent = Settings().user_agent or None  # FINCHUNK_USER_AGENT
         self.data_base = (data_base_url or base_url or DEFAULT_DATA_BASE).rstrip("/")
         self.archives_base = (archives_base_url or base_url or DEFAULT_ARCHIVES_BASE).rstrip("/")
         self.http = http or HttpClient(user_agent, cache_dir=cache_dir, max_rps=max_rps,

@@ -298,6 +298,39 @@ class FactsStore:
     def frame(self, sql: str = "SELECT * FROM facts", params: list | None = None) -> pd.DataFrame:
         return self.con.execute(sql, params or []).df()
 
+    # summaries the Dagster assets show (assets/xbrl.py), and the derived quarters' table
+    def entities_summary(self, limit: int = 50) -> pd.DataFrame:
+        """Per entity: facts, concepts, filings and first/last filing date, most facts first."""
+        return self.frame(f"""
+            SELECT e.ticker, f.cik, count(*) AS facts, count(DISTINCT f.concept) AS concepts,
+                   count(DISTINCT f.accession) AS filings,
+                   min(f.filed_at)::DATE::VARCHAR AS first_filed, max(f.filed_at)::DATE::VARCHAR AS last_filed
+            FROM facts f LEFT JOIN entities e USING (cik)
+            GROUP BY ALL ORDER BY facts DESC LIMIT {int(limit)}""")
+
+    def latest_facts(self, limit: int = 10) -> pd.DataFrame:
+        """The most recently filed facts, with their entity's ticker (or CIK)."""
+        return self.frame(f"""
+            SELECT COALESCE(e.ticker, f.cik) AS entity, f.concept, f.unit, f.value,
+                   f.period_start::VARCHAR AS period_start, f.period_end::VARCHAR AS period_end,
+                   f.form, f.filed_at::DATE::VARCHAR AS filed
+            FROM facts f LEFT JOIN entities e USING (cik)
+            ORDER BY f.filed_at DESC, f.concept LIMIT {int(limit)}""")
+
+    def latest_filed_at(self) -> str:
+        return str(self.frame("SELECT max(filed_at)::VARCHAR AS m FROM facts")["m"].iat[0])
+
+    def replace_quarters(self, quarters: pd.DataFrame) -> None:
+        """Table ``quarters`` := these derived quarters (xbrl/quarters.py)."""
+        self.con.register("derived_quarters", quarters)
+        try:
+            self.con.execute("CREATE OR REPLACE TABLE quarters AS SELECT * FROM derived_quarters").fetchall()
+        finally:
+            self.con.unregister("derived_quarters")
+
+    def quarters(self) -> pd.DataFrame:
+        return self.frame("SELECT * FROM quarters")
+
 
 def _name_key(name: str) -> str:
     import re
