@@ -227,10 +227,3 @@ def mirror_of(settings: Settings, storage_options: str | dict | None = None,
     if key not in _MIRRORS:
         _MIRRORS[key] = RemoteMirror(url, local_root, options)
     return _MIRRORS[key]
-
-
-def mirror_from_env(local_root: Path, url: str | None = None, endpoint_url: str | None = None,
-                    storage_options: str | dict | None = None) -> RemoteMirror | None:
-    """``mirror_of`` the process's Settings, with the given values over them."""
-    settings = Settings().override(data_url=url, data_endpoint_url=endpoint_url)
-    return mirror_of(settings, storage_options, local_root)

@@ -1,5 +1,6 @@
 """Operations: partitioned asset checks, the nightly schedule, the config sensor, and backfilling a
 new chunker configuration without re-parsing (tmp corpus copy + tmp data root + tmp instance)."""
+import dataclasses
 import shutil
 from datetime import datetime, timezone
 
@@ -63,7 +64,7 @@ def parse_calls(env):
         return wrapper
 
     for name, spec in originals.items():
-        registry._PARSERS[name] = type(spec)(spec.name, spec.version, counting(spec.fn))
+        registry._PARSERS[name] = dataclasses.replace(spec, fn=counting(spec.fn))
     yield calls
     registry._PARSERS.clear()
     registry._PARSERS.update(originals)

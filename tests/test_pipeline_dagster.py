@@ -2,6 +2,7 @@
 parser version re-parses, backfilling a new chunk-set partition, bad documents survive."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -25,8 +26,7 @@ def parser_calls(monkeypatch):
         def counting(doc_id, text, meta, _fn=spec.fn):
             calls.append(doc_id)
             return _fn(doc_id, text, meta)
-        monkeypatch.setitem(registry._PARSERS, name, registry.ParserSpec(spec.name, spec.version, counting,
-                                                                         spec.input))
+        monkeypatch.setitem(registry._PARSERS, name, dataclasses.replace(spec, fn=counting))
     return calls
 
 

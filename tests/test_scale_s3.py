@@ -15,7 +15,8 @@ from dagster import DagsterInstance, materialize
 from finchunk_pipeline.assets.resources import PipelineResource
 from finchunk_pipeline.claims import RemoteLease, claim, supports_exclusive_create
 from finchunk_pipeline.definitions import PIPELINE_ASSETS, resources, xbrl_assets
-from finchunk_pipeline.remote import RemoteMirror, RemoteStorageError, mirror_from_env
+from finchunk_pipeline.remote import RemoteMirror, RemoteStorageError, mirror_of
+from finchunk_pipeline.settings import Settings
 
 from .servers import free_port
 from .test_pipeline_dagster import parser_calls, run_chunk_set, run_documents, run_report  # noqa: F401
@@ -109,7 +110,7 @@ def test_misconfigured_s3_data_root_fails_loudly_with_the_url(tmp_path, s3_serve
     monkeypatch.setenv("FINCHUNK_DATA_URL", "s3://no-such-bucket-finchunk/y")
     monkeypatch.setenv("FINCHUNK_DATA_STORAGE_OPTIONS", json.dumps({**good, "skip_instance_cache": True}))
     with pytest.raises(RemoteStorageError, match="s3://no-such-bucket-finchunk/y.*does not exist"):
-        mirror_from_env(tmp_path / "env")
+        mirror_of(Settings(), local_root=tmp_path / "env")
     pipeline = PipelineResource(data_root=str(tmp_path / "run"), out_dir=str(tmp_path / "out"))
     result = materialize(PIPELINE_ASSETS, selection=["raw_documents"], instance=DagsterInstance.ephemeral(),
                          resources=resources(pipeline), raise_on_error=False)

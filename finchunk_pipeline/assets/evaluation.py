@@ -15,7 +15,6 @@ from ..evaluation.chunk_set import ChunkSetEvaluation, EvaluationOptions, evalua
 from ..evaluation.code import EVALUATION_CODE, EVALUATION_VERSION
 from ..evaluation.plots import write_plots
 from ..evaluation.report import build_report, render_markdown, write_report
-from ..evaluation.retriever_modes import retriever_index_bytes  # noqa: F401  (imported from here by tests)
 from ..storage import read_json, stable_hash, write_json
 from .dense import faiss_index
 from .indexes import bm25_index

@@ -37,7 +37,7 @@ class PipelineResource(ConfigurableResource):
     # column ("" = FINCHUNK_BM25_LANGUAGE or the column; e.g. "en" to measure the English
     # analyzer on a Spanish corpus)
     bm25_language: str = ""
-    # weight of the document-level score in BM25 ranking (index/retriever.py); "" =
+    # weight of the document-level score in BM25 ranking (index/bm25_retriever.py); "" =
     # FINCHUNK_DOC_PRIOR or 1.0; 0 ranks chunks by their own BM25 score alone
     doc_prior: str = ""
     # context budgets (characters) the evaluation scores, comma-separated; "" =
@@ -110,9 +110,9 @@ class PipelineResource(ConfigurableResource):
     def retriever_names(self) -> list[str]:
         value = self.settings().retrievers
         if not value:
-            from ..index.retrievers import KNOWN  # all of them
+            from ..index.registry import names  # every registered retriever
 
-            return list(KNOWN)
+            return list(names())
         return [r.strip() for r in value.split(",") if r.strip()]
 
     def model(self) -> str | None:
@@ -122,7 +122,7 @@ class PipelineResource(ConfigurableResource):
     def bm25_settings(self) -> tuple[str, float]:
         """(analyzer name, document prior weight) for BM25 indexes."""
         from ..index.analyzer import ANALYZERS, DEFAULT_ANALYZER
-        from ..index.retriever import DEFAULT_DOC_PRIOR
+        from ..index.bm25_retriever import DEFAULT_DOC_PRIOR
 
         settings = self.settings()
         analyzer = settings.bm25_analyzer or DEFAULT_ANALYZER

@@ -59,15 +59,6 @@ def loads_model(name: str) -> bool:
     return any(retrievers()[n].index.embeds for n in get(name).indexes)
 
 
-def __getattr__(name: str):
-    # MODEL_RETRIEVERS: the registered retrievers that load the embedding model (cli/serve.py reads it)
-    if name == "MODEL_RETRIEVERS":
-        from ..index.registry import names
-
-        return tuple(n for n in names() if loads_model(n))
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def run(args) -> int:
 
     from ..index.search import Filters, resolve_chunk_set, search_with_route

@@ -86,14 +86,14 @@ def run(args) -> int:
     from ..index.search import Searcher, resolve_chunk_set
     from ..settings import Settings
     from ..workspace import Workspace
-    from .search import MODEL_LOAD_SECONDS, MODEL_RETRIEVERS, choose_retriever
+    from .search import MODEL_LOAD_SECONDS, choose_retriever, loads_model
 
     settings = Settings().with_paths(args.corpus, args.data, args.chunkers)
     ws = Workspace(settings)
     version = resolve_chunk_set(ws, args.chunk_set)
     retriever, why = choose_retriever(args.retriever, ws.index_dir(version))
     print(f"{retriever} search of chunk set {version}{why}", file=sys.stderr, flush=True)
-    if retriever in MODEL_RETRIEVERS:
+    if loads_model(retriever):
         print(f"  loading the embedding model (~{MODEL_LOAD_SECONDS} s, once) ...", file=sys.stderr, flush=True)
     searcher = Searcher(version, retriever, ws, args.model)
     searcher.search("warm up", 1)  # the first query loads what is loaded lazily
