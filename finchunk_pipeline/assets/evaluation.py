@@ -8,19 +8,20 @@ evaluation/report.py.
 import base64
 from pathlib import Path
 
-from dagster import (AssetExecutionContext, AutomationCondition, DataVersion, MaterializeResult,
-                     MetadataValue, asset)
+from dagster import AssetExecutionContext, AutomationCondition, DataVersion, MaterializeResult, MetadataValue, asset
 
-from ..evaluation.chunk_set import ChunkSetEvaluation, EvaluationOptions, evaluate_chunk_set, gold_passages
+from ..evaluation.chunk_set import ChunkSetEvaluation, EvaluationOptions, evaluate_chunk_set
 from ..evaluation.code import EVALUATION_CODE, EVALUATION_VERSION
+from ..evaluation.corpus_report import ANSWERS_FILE, corpus_report, stored_evaluations
 from ..evaluation.plots import write_plots
-from ..evaluation.report import build_report, render_markdown, write_report
-from ..storage import read_json, stable_hash, write_json
+from ..evaluation.report import render_markdown, write_report
+from ..storage import stable_hash, write_json
 from .dense import faiss_index
 from .indexes import bm25_index
 from .partitions import chunk_set_partitions
 from .point_in_time import PIT_FILE, point_in_time_evaluation
 from .resources import PipelineResource
+
 
 def png_data_uri(path) -> str:
     """A PNG as a data: URI, so Markdown metadata shows it in the Dagster UI."""
@@ -89,39 +90,6 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
         return _retrieval_evaluation(context, pipeline, config)
 
 
-def _question_doc_types(corpus) -> dict[str, str]:
-    """question id -> the doc_type of its (first) document: the slices of the recommendation."""
-    if corpus.questions is None:
-        return {}
-    types = dict(zip(corpus.documents["doc_id"], corpus.documents["doc_type"]))
-    out = {}
-    for qid, doc_ids in zip(corpus.questions["question_id"], corpus.questions["doc_ids"]):
-        docs = [d for d in (list(doc_ids) if doc_ids is not None else []) if d in types]
-        if docs:
-            out[qid] = str(types[docs[0]])
-    return out
-
-
-def _gold_lengths(corpus, passages) -> list[int]:
-    """Characters of every gold passage the questions use (resolved ones)."""
-    if corpus.questions is None or passages is None:
-        return []
-    gold = {p for v in corpus.questions["gold_passages"] if v is not None for p in v}
-    rows = passages[passages["passage_id"].isin(gold)]
-    return [int(e) - int(s) for s, e in zip(rows["start"], rows["end"]) if s is not None and e is not None and e > s]
-
-
-def _answers_for_report(data: dict, configs) -> dict:
-    """answers.json for the report: contexts shortened, and marked stale when a chunk set it
-    compares has changed version (or is no longer declared) since."""
-    current = {c.name: c.version_name for c in configs}
-    data["stale"] = sorted({c["chunk_set"] for c in data.get("columns", []) if current.get(c["chunk_set"]) != c["version"]})
-    for q in data.get("questions", []):
-        for cell in q.get("cells", []):
-            cell["context"] = (cell.get("context") or "")[:400]
-    return data
-
-
 @asset(
     group_name="evaluation",
     deps=[retrieval_evaluation, point_in_time_evaluation],
@@ -131,37 +99,12 @@ def _answers_for_report(data: dict, configs) -> dict:
 )
 def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     ws = pipeline.workspace()
-    corpus = pipeline.corpus()
-    pipeline.pull(ws.evaluations_root, ws.root / PIT_FILE)
-    entries, missing, excluded, resolution, enriched = [], [], None, None, []
-    for config in pipeline.chunker_configs():
-        path = ws.evaluation_dir(config.version_name) / "evaluation.json"
-        if not path.exists():
-            missing.append(config.name)
-            continue
-        data = read_json(path)
-        entries.extend(data["entries"] or [{**data["chunk_set"]}])
-        if data.get("enrichment"):  # retrieval with / without enrichment (evaluation/enrichment.py)
-            enriched.append({"name": config.name, "version": config.version_name, **data["enrichment"]})
-        excluded = excluded or data.get("excluded")
-        resolution = resolution or data.get("gold_resolution")
-    if missing:
-        context.log.warning(f"chunk sets not evaluated yet (materialize their partitions): {missing}")
-    questions = 0 if corpus.questions is None else len(corpus.questions)
-    doc_types, gold_lengths = _question_doc_types(corpus), _gold_lengths(corpus, gold_passages(ws))
-    report = build_report(corpus.name, questions, entries, excluded, pipeline.budget_list(), doc_types, gold_lengths)
-    if resolution is not None:  # pdf quotes resolved into the parsed text (evaluation/gold_resolution.py)
-        report["gold_resolution"] = resolution
-    if enriched:
-        report["enrichment"] = enriched
-    answers_file = ws.root / "answers" / "answers.json"  # the optional answers asset's output
-    pipeline.pull(answers_file)
-    if answers_file.exists():
-        report["answers"] = _answers_for_report(read_json(answers_file), pipeline.chunker_configs())
-    pit_path = ws.root / PIT_FILE
-    if pit_path.exists():
-        pit = read_json(pit_path)
-        report["point_in_time"] = {k: pit[k] for k in ("total", "correct", "accuracy", "unparsed")}
+    configs = pipeline.chunker_configs()
+    pipeline.pull(ws.evaluations_root, ws.root / PIT_FILE, ws.root / ANSWERS_FILE)
+    stored = stored_evaluations(ws, configs)
+    if stored.missing:
+        context.log.warning(f"chunk sets not evaluated yet (materialize their partitions): {stored.missing}")
+    report = corpus_report(ws, pipeline.corpus(), configs, pipeline.budget_list(), stored, ws.root / PIT_FILE)
     plots = {}
     try:
         plots = write_plots(report, ws.settings.out_dir)
@@ -177,6 +120,6 @@ def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource
         "evaluation_json": MetadataValue.path(str(js)),
         "evaluation_md": MetadataValue.path(str(md_path)),
         **{f"plot_{k}": MetadataValue.path(v) for k, v in plots.items()},
-        "chunk_sets": len({e["name"] for e in entries}),
-        "not_evaluated": MetadataValue.json(missing),
+        "chunk_sets": len({e["name"] for e in stored.entries}),
+        "not_evaluated": MetadataValue.json(stored.missing),
     })
