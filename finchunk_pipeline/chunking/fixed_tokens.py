@@ -15,13 +15,12 @@ from ..parse.model import ParsedDocument
 from .context import Piece
 from .sections import section_at
 from .strategy import Strategy
+from .tokens import default_model_path, token_counter, word_start_flags
 
 
 @lru_cache(maxsize=4)
 def _tokenizer(model_path: str | None = None):
     from tokenizers import Tokenizer
-
-    from .tokens import default_model_path
 
     path = Path(model_path or default_model_path()) / "tokenizer.json"
     tok = Tokenizer.from_file(str(path))
@@ -35,8 +34,6 @@ def token_offsets(text: str, model_path: str | None = None) -> list[tuple[int, i
 
     Word by word through the counter's cache when the tokenizer allows it (tokens.py:
     ``TokenCounter.offsets``, the same tokens and offsets as one ``encode`` of the text)."""
-    from .tokens import word_start_flags, token_counter
-
     counter = token_counter(model_path)
     if counter.by_word:
         return counter.offsets(text)

@@ -16,7 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from ..parse.model import Block, BlockKind, ParsedDocument
+from .cited_notes import cited_notes, notes_by_mark
+from .context import Piece, context_header
+from .fixed_tokens import token_windows
 from .model import SPAN_JOINER
+from .sentence import split_sentences
+from .strategy import Strategy
+from .tables import caption_block, row_group_pieces, spans_text, table_parts, table_piece
+from .tokens import token_counter
 
 
 def default_budget(max_tokens: int) -> int:
@@ -74,8 +82,6 @@ class Packer:
 
     @classmethod
     def for_model(cls, model_path: str | None = None, budget: int = 0, margin: int = -1) -> "Packer":
-        from .tokens import token_counter
-
         counter = token_counter(model_path)
         if budget <= 0:
             budget = default_budget(counter.max_tokens) if margin < 0 else counter.max_tokens - margin
@@ -165,9 +171,6 @@ class Packer:
 
 
 # ---------------------------------------------------------------------- the packed strategy
-from ..parse.model import Block, BlockKind, ParsedDocument  # noqa: E402
-from .context import Piece, context_header  # noqa: E402
-from .strategy import Strategy  # noqa: E402
 
 ALL_CONTEXT_FIELDS = ("title", "issuer", "period", "doc_type", "section", "speaker")
 
@@ -211,8 +214,6 @@ class Packed(Strategy):
         if p["budget"] < 0:
             raise ValueError(f"{where}: parameter 'budget' must be >= 0 (0 = model limit minus a margin)")
         if p["budget"]:
-            from .tokens import token_counter
-
             limit = token_counter().max_tokens
             if p["budget"] > limit:
                 raise ValueError(f"{where}: parameter 'budget' {p['budget']} exceeds the model limit {limit}")
@@ -225,10 +226,6 @@ class Packed(Strategy):
 
 def pack_document(doc: ParsedDocument, meta: dict[str, Any], packer: Packer, reserve_header: bool = True,
                   attach_notes: bool = True) -> list[Piece]:
-    from .fixed_tokens import token_windows
-    from .sentence import split_sentences
-    from .structure import cited_notes, notes_by_mark
-    from .tables import caption_block, row_group_pieces, spans_text, table_parts, table_piece
 
     view = doc.view_text
     notes = notes_by_mark(doc) if attach_notes else {}

@@ -12,6 +12,7 @@ from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece
 from .sentence import split_sentences
 from .strategy import Strategy
+from .tables import caption_block, row_group_pieces, table_parts, table_piece
 
 
 class Paragraphs(Strategy):
@@ -28,8 +29,6 @@ class Paragraphs(Strategy):
             raise ValueError(f"{where}: parameter 'min_chars' must be between 0 and max_chars")
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
-        from .tables import caption_block, row_group_pieces, table_parts, table_piece
-
         p = self.resolve(params)
         lo, hi = p["min_chars"], p["max_chars"]
         view = doc.view_text

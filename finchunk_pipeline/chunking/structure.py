@@ -16,11 +16,17 @@
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from ..parse.footnotes import cited_marks
 from ..parse.model import Block, BlockKind, ParsedDocument
+from .cited_notes import cited_notes, cited_notes_of, notes_by_mark
 from .context import Piece
+from .note_links import note_sections, referenced_notes
+from .sentence import split_sentences
 from .strategy import Strategy
+from .tables import caption_block, row_group_pieces, table_parts, table_piece
 
 
 # "tables whole" (table_max_chars 0) holds for tables up to this size; a larger one (a
@@ -31,41 +37,8 @@ WHOLE_TABLE_MAX_CHARS = 8000
 ROW_GROUP_CONTEXT_CHARS = 600
 
 
-def notes_by_mark(doc: ParsedDocument) -> dict[str, list[Block]]:
-    out: dict[str, list[Block]] = {}
-    for b in doc.blocks:
-        if b.kind == BlockKind.NOTE and b.attrs.get("mark"):
-            out.setdefault(str(b.attrs["mark"]), []).append(b)
-    return out
-
-
-def cited_notes(block: Block, notes: dict[str, list[Block]]) -> list[Block]:
-    """The notes a block cites: for each mark, the first note defining it after the block
-    (footnotes print below what cites them), else the nearest one before."""
-    found: list[Block] = []
-    for mark in block.attrs.get("cites", []):
-        candidates = notes.get(str(mark), [])
-        after = [n for n in candidates if n.seq > block.seq]
-        pick = after[0] if after else (candidates[-1] if candidates else None)
-        if pick is not None and pick not in found:
-            found.append(pick)
-    return found
-
-
-def cited_notes_of(blocks: list[Block], notes: dict[str, list[Block]], exclude: set[str]) -> list[Block]:
-    """The notes any of ``blocks`` cite, once each, in citation order, minus ``exclude`` ids."""
-    out: list[Block] = []
-    for b in blocks:
-        for n in cited_notes(b, notes):
-            if n.block_id not in exclude and n not in out:
-                out.append(n)
-    return out
-
-
 def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list[Piece]:
     """Attach to each piece the note sections it refers to (see note_links.py)."""
-    from .note_links import note_sections, referenced_notes
-
     by_number, by_title = note_sections(doc, max_chars)
     if not by_number:
         return pieces
@@ -121,8 +94,6 @@ class Structure(Strategy):
             raise ValueError(f"{where}: parameter 'table_max_chars' must be >= 0 (0 = tables whole, up to 8,000 characters)")
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
-        from .tables import caption_block, row_group_pieces, table_parts, table_piece
-
         p = self.resolve(params)
         max_chars, attach, table_max = p["max_chars"], p["attach_notes"], p["table_max_chars"]
         notes = notes_by_mark(doc) if attach else {}
@@ -215,11 +186,6 @@ class Structure(Strategy):
         """A paragraph longer than max_chars: consecutive sentences up to max_chars per piece
         (a sentence longer than that stays whole); each piece carries the footnotes its own
         sentences cite, and the first piece the headings above it."""
-        from dataclasses import replace
-
-        from ..parse.footnotes import cited_marks
-        from .sentence import split_sentences
-
         view = doc.view_text
         groups: list[tuple[int, int]] = []
         for s, e in split_sentences(view, b.vstart, b.vend):

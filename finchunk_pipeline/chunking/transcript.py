@@ -23,6 +23,7 @@ from typing import Any
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece
 from .strategy import Strategy
+from .structure import Structure
 
 _LABEL = re.compile(r"^\s*(?P<label>Operator|(?P<name>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,4})\s+(?:--|—|–)\s+"
                     r"(?P<title>[^:\n]{2,80})):\s")
@@ -164,8 +165,6 @@ class Transcript(Strategy):
 
     def char_bound(self, params, doc=None, meta=None):
         """max_chars for a transcript; structure's bound for a document without turns."""
-        from .structure import Structure
-
         max_chars = self.resolve(params)["max_chars"]
         structure = Structure().char_bound({"max_chars": min(max_chars, 800)})
         if doc is None:
@@ -181,8 +180,6 @@ class Transcript(Strategy):
         max_chars = p["max_chars"]
         items = extract_turns(doc)
         if not any(isinstance(it, Turn) for it in items):
-            from .structure import Structure  # not a transcript: structure chunking
-
             return Structure().pieces(doc, {"max_chars": min(max_chars, 800)}, meta)
         event = str(meta.get("title") or "").strip() or next(
             (b.text for b in doc.blocks if b.kind == BlockKind.HEADING), doc.doc_id)
