@@ -8,9 +8,10 @@ from .bound import SPLIT_NOTE, enforce_char_bound
 from .config import ChunkerConfig
 from .context import build_chunks
 from .model import Chunk
-from .token_bound import SPLIT_NOTE as TOKEN_SPLIT_NOTE, fit_to_tokens
 from .notes import note
 from .registry import STRATEGIES
+from .token_bound import SPLIT_NOTE as TOKEN_SPLIT_NOTE
+from .token_bound import fit_to_tokens
 
 
 def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter=None) -> list[Chunk]:

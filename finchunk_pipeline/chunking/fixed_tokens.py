@@ -11,8 +11,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, model_validator
+
 from ..parse.model import ParsedDocument
 from .context import Piece
+from .options import StrategyParams, field_error
 from .sections import section_at
 from .strategy import Strategy
 from .tokens import default_model_path, token_counter, word_start_flags
@@ -70,6 +73,19 @@ def token_windows(text: str, start: int, end: int, size: int, overlap: int = 0,
     return out
 
 
+class TokenWindowParams(StrategyParams):
+    """Token windows: ``size`` model tokens, ``overlap`` shared with the previous window."""
+
+    size: int = Field(200, gt=0)
+    overlap: int = Field(40, ge=0)
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> "TokenWindowParams":
+        if self.overlap >= self.size:
+            raise field_error("overlap", f"expected >= 0 and < size ({self.size})", self.overlap)
+        return self
+
+
 class FixedTokens(Strategy):
     """Windows of ``size`` model tokens, ``overlap`` tokens repeated (the token-true
     counterpart of ``fixed``). ``size`` + 2 special tokens must stay under the model limit."""
@@ -77,13 +93,7 @@ class FixedTokens(Strategy):
     name = "fixed_tokens"
     family = "plain"
     version = "1"
-    defaults = {"size": 200, "overlap": 40}
-
-    def check(self, p, where):
-        if p["size"] <= 0:
-            raise ValueError(f"{where}: parameter 'size' must be > 0")
-        if not 0 <= p["overlap"] < p["size"]:
-            raise ValueError(f"{where}: parameter 'overlap' must be >= 0 and < size")
+    Params = TokenWindowParams
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
         p = self.resolve(params)

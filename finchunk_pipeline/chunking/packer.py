@@ -16,14 +16,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from pydantic import Field, model_validator
+
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .cited_notes import cited_notes, notes_by_mark
 from .context import Piece, context_header
 from .fixed_tokens import token_windows
 from .model import SPAN_JOINER
+from .options import StrategyParams, field_error
 from .sentence import split_sentences
 from .strategy import Strategy
-from .tables import caption_block, row_group_pieces, spans_text, table_parts, table_piece
+from .tables import (
+    caption_block,
+    row_group_pieces,
+    spans_text,
+    table_parts,
+    table_piece,
+)
 from .tokens import token_counter
 
 
@@ -194,6 +203,19 @@ def units_to_pieces(groups: list[list[Unit]]) -> list[Piece]:
     return out
 
 
+class PackedParams(StrategyParams):
+    budget: int = Field(0, ge=0)   # tokens per chunk; 0 = the model limit minus a margin
+    reserve_header: bool = True    # leave room for the fullest context header
+    attach_notes: bool = True      # a block carries the footnotes it cites
+
+    @model_validator(mode="after")
+    def _budget_within_model_limit(self) -> "PackedParams":
+        limit = token_counter().max_tokens  # the packaged model: a run's own model is checked when packing
+        if self.budget > limit:
+            raise field_error("budget", f"expected at most the model limit {limit}", self.budget)
+        return self
+
+
 class Packed(Strategy):
     """Token-budgeted structure packing: structure units (paragraphs, lists, notes, turns,
     whole tables with caption and cited notes) packed up to the model budget within a
@@ -208,15 +230,7 @@ class Packed(Strategy):
     name = "packed"
     family = "evidence"
     version = "2"  # 2: notes no row group carries are kept, not dropped
-    defaults = {"budget": 0, "reserve_header": True, "attach_notes": True}
-
-    def check(self, p, where):
-        if p["budget"] < 0:
-            raise ValueError(f"{where}: parameter 'budget' must be >= 0 (0 = model limit minus a margin)")
-        if p["budget"]:
-            limit = token_counter().max_tokens
-            if p["budget"] > limit:
-                raise ValueError(f"{where}: parameter 'budget' {p['budget']} exceeds the model limit {limit}")
+    Params = PackedParams
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
         p = self.resolve(params)

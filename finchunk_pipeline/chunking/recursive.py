@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field, model_validator
+
 from ..parse.model import ParsedDocument
 from .context import Piece
+from .options import StrategyParams, field_error
 from .sections import section_at
 from .strategy import Strategy
 
@@ -52,17 +55,22 @@ def split_positions(text: str, start: int, end: int, size: int, seps: list[str])
     return out
 
 
+class RecursiveParams(StrategyParams):
+    size: int = Field(500, gt=0)
+    separators: list[str] = Field(default_factory=lambda: ["\n\n", "\n", ". ", " "])  # tried in order
+
+    @model_validator(mode="after")
+    def _separators_not_empty(self) -> "RecursiveParams":
+        if not all(self.separators):
+            raise field_error("separators", "expected non-empty strings", self.separators)
+        return self
+
+
 class Recursive(Strategy):
     name = "recursive"
     family = "plain"
-    defaults = {"size": 500, "separators": ["\n\n", "\n", ". ", " "]}
+    Params = RecursiveParams
     bound_param = "size"
-
-    def check(self, p, where):
-        if p["size"] <= 0:
-            raise ValueError(f"{where}: size must be > 0")
-        if not all(isinstance(s, str) and s for s in p["separators"]):
-            raise ValueError(f"{where}: separators must be non-empty strings")
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
         p = self.resolve(params)

@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import numpy as np
+from pydantic import Field, model_validator
 
 from ..parse.model import BlockKind, ParsedDocument
 from .context import Piece
 from .notes import note
+from .options import StrategyParams, field_error
 from .sentence import sentence_units
 from .strategy import Strategy
 
@@ -98,6 +100,20 @@ TABLE_NOTE = "table rows not embedded (grouped by position)"
 CAP_NOTE = "sentences past max_sentences per document not embedded (grouped by position)"
 
 
+class SemanticParams(StrategyParams):
+    window: int = Field(2, ge=1)               # units on each side of a gap
+    percentile: float = Field(25.0, gt=0, lt=100)  # gaps below this percentile of similarities cut
+    min_chars: int = Field(200, ge=0)
+    max_chars: int = Field(1200, gt=0)
+    max_sentences: int = Field(5000, ge=1)     # sentences embedded per document (the rest by position)
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> "SemanticParams":
+        if self.min_chars >= self.max_chars:
+            raise field_error("min_chars", f"expected >= 0 and < max_chars ({self.max_chars})", self.min_chars)
+        return self
+
+
 class Semantic(Strategy):
     name = "semantic"
     # 2: table rows are not embedded (grouped by position); at most max_sentences sentences
@@ -106,19 +122,9 @@ class Semantic(Strategy):
     #    1,500 characters on the default corpus): a short caption or heading starts its
     #    first piece, its notes may close its last
     version = "3"
-    defaults = {"window": 2, "percentile": 25.0, "min_chars": 200, "max_chars": 1200, "max_sentences": 5000}
+    Params = SemanticParams
     bound_param = "max_chars"
     embeds = True
-
-    def check(self, p, where):
-        if p["window"] < 1:
-            raise ValueError(f"{where}: parameter 'window' must be >= 1")
-        if not 0 < p["percentile"] < 100:
-            raise ValueError(f"{where}: parameter 'percentile' must be between 0 and 100")
-        if p["max_chars"] <= 0 or not 0 <= p["min_chars"] < p["max_chars"]:
-            raise ValueError(f"{where}: parameter 'min_chars' must be >= 0 and < max_chars (> 0)")
-        if p["max_sentences"] < 1:
-            raise ValueError(f"{where}: parameter 'max_sentences' must be >= 1")
 
     @staticmethod
     def _units(doc: ParsedDocument, p: dict[str, Any]):

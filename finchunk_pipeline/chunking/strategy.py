@@ -2,20 +2,26 @@
 
 A strategy reads a ParsedDocument (blocks + text view) and returns Pieces: which view ranges
 form each chunk. It never calls a parser and never builds texts; context.build_chunks does
-that uniformly. ``defaults`` lists every accepted parameter with its default value and type.
+that uniformly. ``Params`` (a pydantic model, chunking/options.py) declares every accepted
+parameter with its type, default and bounds.
 """
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from pydantic import ValidationError
+
 from ..parse.model import ParsedDocument
 from .context import Piece
+from .options import StrategyParams, describe_errors
 
 
 class Strategy:
     name: ClassVar[str]
     version: ClassVar[str] = "1"
-    defaults: ClassVar[dict[str, Any]] = {}
+    # the strategy's parameters: a StrategyParams model (types, defaults, bounds, rules)
+    Params: ClassVar[type[StrategyParams]] = StrategyParams
+    defaults: ClassVar[dict[str, Any]] = {}  # Params' defaults, filled in for each subclass
     requires: ClassVar[str | None] = None  # an optional module the strategy imports (an extra)
     uses: ClassVar[tuple[str, ...]] = ()    # strategies it delegates to: their versions join its own
     # "plain": cuts text without reading its structure (the baselines); "evidence": cuts along
@@ -28,26 +34,32 @@ class Strategy:
     # input key (FINCHUNK_EMBED_BACKEND changes its vectors, hence its cuts)
     embeds: ClassVar[bool] = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.defaults = cls.default_params()  # once per class: resolve() runs for every document
+
     def available(self) -> bool:
         import importlib.util
 
         return self.requires is None or importlib.util.find_spec(self.requires) is not None
 
-    def validate(self, params: dict[str, Any], where: str = "") -> None:
-        for key, value in params.items():
-            if key not in self.defaults:
-                raise ValueError(f"{where}: unknown parameter {key!r} for strategy {self.name!r}; "
-                                 f"accepted: {sorted(self.defaults)}")
-            expected = type(self.defaults[key])
-            ok = isinstance(value, expected) or (expected is float and isinstance(value, int))
-            if not ok or isinstance(value, bool) != isinstance(self.defaults[key], bool):
-                raise ValueError(f"{where}: parameter {key!r} must be {expected.__name__}, got {value!r}")
-        self.check(self.resolve(params), where)
+    @classmethod
+    def default_params(cls) -> dict[str, Any]:
+        """Every parameter with its default value (from ``Params``)."""
+        return {name: f.get_default(call_default_factory=True) for name, f in cls.Params.model_fields.items()}
 
-    def check(self, p: dict[str, Any], where: str) -> None:
-        """Cross-parameter checks; override."""
+    def validate(self, params: dict[str, Any], where: str = "") -> None:
+        """Raise ValueError naming ``where``, the parameter and the problem (``Params``:
+        types, bounds and cross-parameter rules)."""
+        try:
+            self.Params.model_validate(params)
+        except ValidationError as exc:
+            unknown = f"unknown parameter {{field!r}} for strategy {self.name!r}; accepted: {{accepted}}"
+            raise ValueError(describe_errors(exc, self.Params, where, "params", unknown)) from None
 
     def resolve(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The parameters as given, the defaults for the rest (as plain values: the chunks
+        never depend on pydantic's conversions)."""
         return {**self.defaults, **params}
 
     def char_bound(self, params: dict[str, Any], doc: ParsedDocument | None = None,

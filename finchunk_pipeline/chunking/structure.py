@@ -19,15 +19,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from pydantic import Field
+
 from ..parse.footnotes import cited_marks
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .cited_notes import cited_notes, cited_notes_of, notes_by_mark
 from .context import Piece
 from .note_links import note_sections, referenced_notes
+from .options import StrategyParams
 from .sentence import split_sentences
 from .strategy import Strategy
 from .tables import caption_block, row_group_pieces, table_parts, table_piece
-
 
 # "tables whole" (table_max_chars 0) holds for tables up to this size; a larger one (a
 # 60,000-row table) is split at row lines by the chunk-size bound (chunking/bound.py)
@@ -66,6 +68,13 @@ def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list
     return pieces
 
 
+class StructureParams(StrategyParams):
+    max_chars: int = Field(800, gt=0)          # text merged within a section up to this
+    attach_notes: bool = True                  # a block carries the footnotes it cites
+    table_max_chars: int = Field(0, ge=0)      # 0: tables whole (up to WHOLE_TABLE_MAX_CHARS); else row groups
+    link_notes_chars: int = Field(600, ge=0)   # notes to the statements referred to (0: none)
+
+
 class Structure(Strategy):
     name = "structure"
     family = "evidence"
@@ -75,7 +84,7 @@ class Structure(Strategy):
     # 5: notes to the financial statements referred to ("Note 6", a row titled like a note) linked
     # 6: the size bound leaves room for a row group's repeated table context (ROW_GROUP_CONTEXT_CHARS)
     version = "6"
-    defaults = {"max_chars": 800, "attach_notes": True, "table_max_chars": 0, "link_notes_chars": 600}
+    Params = StructureParams
 
     def char_bound(self, params, doc=None, meta=None):
         """Text up to max_chars; row groups up to table_max_chars of rows plus their repeated
@@ -84,14 +93,6 @@ class Structure(Strategy):
         p = self.resolve(params)
         tables = p["table_max_chars"] + ROW_GROUP_CONTEXT_CHARS if p["table_max_chars"] else WHOLE_TABLE_MAX_CHARS
         return max(p["max_chars"], tables) + p["link_notes_chars"]
-
-    def check(self, p, where):
-        if p["max_chars"] <= 0:
-            raise ValueError(f"{where}: parameter 'max_chars' must be > 0")
-        if p["link_notes_chars"] < 0:
-            raise ValueError(f"{where}: parameter 'link_notes_chars' must be >= 0 (0 = no note links)")
-        if p["table_max_chars"] < 0:
-            raise ValueError(f"{where}: parameter 'table_max_chars' must be >= 0 (0 = tables whole, up to 8,000 characters)")
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
         p = self.resolve(params)

@@ -20,8 +20,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import Field
+
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece
+from .options import StrategyParams
 from .strategy import Strategy
 from .structure import Structure
 
@@ -156,12 +159,16 @@ def _speakers(turns: list[Turn]) -> str:
     return "; ".join(seen)
 
 
+class TranscriptParams(StrategyParams):
+    max_chars: int = Field(1500, ge=100)
+
+
 class Transcript(Strategy):
     name = "transcript"
     family = "evidence"
     version = "1"
     uses = ("structure",)  # documents that are not transcripts
-    defaults = {"max_chars": 1500}
+    Params = TranscriptParams
 
     def char_bound(self, params, doc=None, meta=None):
         """max_chars for a transcript; structure's bound for a document without turns."""
@@ -170,10 +177,6 @@ class Transcript(Strategy):
         if doc is None:
             return max(max_chars, structure)
         return max_chars if any(isinstance(it, Turn) for it in extract_turns(doc)) else structure
-
-    def check(self, p, where):
-        if p["max_chars"] < 100:
-            raise ValueError(f"{where}: parameter 'max_chars' must be >= 100")
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
         p = self.resolve(params)
