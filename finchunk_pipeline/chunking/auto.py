@@ -17,6 +17,7 @@ from ..parse.model import ParsedDocument
 from .context import Piece
 from .options import StrategyParams
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 from .structure import Structure
 from .transcript import Transcript
 
@@ -58,10 +59,11 @@ class Auto(Strategy):
         which = policy((meta or {}).get("doc_type"))
         return transcript if which == "transcript" else structure[which]
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         which = policy(meta.get("doc_type"))
         if which == "transcript":
-            return Transcript().pieces(doc, {"max_chars": p["transcript_max_chars"]}, meta)
+            return Transcript().pieces(doc, {"max_chars": p["transcript_max_chars"]}, meta, context)
         table_max = p["table_max_chars"] if which == "structure_rows" else 0
-        return Structure().pieces(doc, {"max_chars": p["max_chars"], "table_max_chars": table_max}, meta)
+        return Structure().pieces(doc, {"max_chars": p["max_chars"], "table_max_chars": table_max}, meta, context)

@@ -21,6 +21,7 @@ from .fixed import WindowParams
 from .options import StrategyParams
 from .sections import section_at
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 
 EXTRA_HINT = "pip install -e '.[baselines]'"
 
@@ -46,7 +47,8 @@ class LangChainRecursive(Strategy):
     Params = WindowParams  # as fixed's: size and overlap in characters
     bound_param = "size"
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         _require(self.requires, self.name)
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
@@ -73,7 +75,8 @@ class ChonkieRecursive(Strategy):
     Params = SizeParams
     bound_param = "size"
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         _require(self.requires, self.name)
         from chonkie import RecursiveChunker
 

@@ -10,6 +10,7 @@ from .context import Piece
 from .options import StrategyParams, field_error
 from .sections import section_at
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 
 
 class WindowParams(StrategyParams):
@@ -31,7 +32,8 @@ class FixedChars(Strategy):
     Params = WindowParams
     bound_param = "size"
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         size, step = p["size"], p["size"] - p["overlap"]
         n = len(doc.view_text)

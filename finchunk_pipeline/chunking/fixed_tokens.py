@@ -18,6 +18,7 @@ from .context import Piece
 from .options import StrategyParams, field_error
 from .sections import section_at
 from .strategy import Strategy
+from .strategy_context import ChunkingContext, or_default
 from .tokens import default_model_path, token_counter, word_start_flags
 
 
@@ -95,8 +96,10 @@ class FixedTokens(Strategy):
     version = "1"
     Params = TokenWindowParams
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         view = doc.view_text
         return [Piece([(s, e)], "window", section_at(doc, s))
-                for s, e in token_windows(view, 0, len(view), p["size"], p["overlap"]) if view[s:e].strip()]
+                for s, e in token_windows(view, 0, len(view), p["size"], p["overlap"], or_default(context).model_path)
+                if view[s:e].strip()]

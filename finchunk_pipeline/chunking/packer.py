@@ -26,6 +26,7 @@ from .model import SPAN_JOINER
 from .options import StrategyParams, field_error
 from .sentence import split_sentences
 from .strategy import Strategy
+from .strategy_context import ChunkingContext, or_default
 from .tables import (
     caption_block,
     row_group_pieces,
@@ -232,14 +233,17 @@ class Packed(Strategy):
     version = "2"  # 2: notes no row group carries are kept, not dropped
     Params = PackedParams
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
-        packer = Packer.for_model(budget=p["budget"])
-        return pack_document(doc, meta, packer, reserve_header=p["reserve_header"], attach_notes=p["attach_notes"])
+        model_path = or_default(context).model_path
+        packer = Packer.for_model(model_path, budget=p["budget"])
+        return pack_document(doc, meta, packer, reserve_header=p["reserve_header"], attach_notes=p["attach_notes"],
+                             model_path=model_path)
 
 
 def pack_document(doc: ParsedDocument, meta: dict[str, Any], packer: Packer, reserve_header: bool = True,
-                  attach_notes: bool = True) -> list[Piece]:
+                  attach_notes: bool = True, model_path: str | None = None) -> list[Piece]:
 
     view = doc.view_text
     notes = notes_by_mark(doc) if attach_notes else {}
@@ -250,7 +254,7 @@ def pack_document(doc: ParsedDocument, meta: dict[str, Any], packer: Packer, res
     def windows(s: int, e: int, sec: tuple[str, ...], ids: list[str], kind: str, parent=None) -> list[Unit]:
         room = packer.source_budget(header(sec)) - packer.special
         return [Unit([(ws, we)], kind, list(ids), sec, parent, label="window")
-                for ws, we in token_windows(view, s, e, max(8, room - 4))]
+                for ws, we in token_windows(view, s, e, max(8, room - 4), model_path=model_path)]
 
     def split_unit(u: Unit) -> list[Unit]:
         """A refused unit -> smaller units by structure (never truncated)."""

@@ -15,6 +15,7 @@ from .context import Piece
 from .options import StrategyParams, field_error
 from .sentence import split_sentences
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 from .tables import caption_block, row_group_pieces, table_parts, table_piece
 
 
@@ -36,7 +37,8 @@ class Paragraphs(Strategy):
     Params = ParagraphParams
     bound_param = "max_chars"
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         lo, hi = p["min_chars"], p["max_chars"]
         view = doc.view_text

@@ -15,6 +15,7 @@ from .context import Piece
 from .options import StrategyParams, field_error
 from .sections import section_at
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 
 
 def split_positions(text: str, start: int, end: int, size: int, seps: list[str]) -> list[tuple[int, int]]:
@@ -72,7 +73,8 @@ class Recursive(Strategy):
     Params = RecursiveParams
     bound_param = "size"
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         text = doc.view_text
         spans = split_positions(text, 0, len(text), p["size"], list(p["separators"]))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -30,17 +31,19 @@ from .notes import note
 from .options import StrategyParams, field_error
 from .sentence import sentence_units
 from .strategy import Strategy
+from .strategy_context import ChunkingContext, or_default
 
 _CACHE: dict[tuple[str, str], np.ndarray] = {}  # (model id, text sha256) -> vector, this process
 _CACHE_MAX = 200_000
-# the embedding cache folder (``<data>/embeddings``) of the chunk-set build in progress;
-# None: Settings().embeddings_dir
+# the embedding cache folder for callers without a ChunkingContext that names one (tests,
+# benches: ``with embedding_cache(folder)``); None: Settings().embeddings_dir
 _CACHE_DIR: ContextVar[str | None] = ContextVar("finchunk_semantic_cache_dir", default=None)
 
 
 @contextmanager
 def embedding_cache(folder: str | Path | None) -> Iterator[None]:
-    """Sentence embeddings go to (and come from) this embedding cache folder meanwhile."""
+    """Sentence embeddings go to (and come from) this embedding cache folder meanwhile,
+    unless the strategy's ChunkingContext names its own."""
     token = _CACHE_DIR.set(None if folder is None else str(folder))
     try:
         yield
@@ -48,20 +51,23 @@ def embedding_cache(folder: str | Path | None) -> Iterator[None]:
         _CACHE_DIR.reset(token)
 
 
-def _embedder(model_path: str | None):
-    from ..index.embed import get_embedder
+def _embedder(context: ChunkingContext | None):
+    """The context's embedder (the default context without one), over the context's
+    embedding cache, else the one ``embedding_cache`` set."""
+    context = or_default(context)
+    if context.embeddings_dir is None and _CACHE_DIR.get() is not None:
+        context = replace(context, embeddings_dir=_CACHE_DIR.get())
+    return context.embedder()
 
-    return get_embedder(model_path, _CACHE_DIR.get())
 
-
-def embed(texts: list[str], model_path: str | None = None) -> np.ndarray:
+def embed(texts: list[str], context: ChunkingContext | None = None) -> np.ndarray:
     """Normalised embeddings: from this process's memo, else through the pipeline's Embedder
     (index/embed.py: the embedding cache by text hash on disk — its own "sentences" folder
     beside the chunk embeddings' —, duplicates embedded once, length-sorted batches; its
-    backend, FINCHUNK_EMBED_BACKEND)."""
+    backend, the context's ``embed_backend``)."""
     from ..storage import sha256_text
 
-    embedder = _embedder(model_path)
+    embedder = _embedder(context)
     mid = embedder.model_id
     keys = [sha256_text(t) for t in texts]
     found: dict[str, np.ndarray] = {}
@@ -137,7 +143,8 @@ class Semantic(Strategy):
         embedded[text_units[:p["max_sentences"]]] = True
         return units, is_row, text_units, embedded
 
-    def prepare(self, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]], params: dict[str, Any]) -> None:
+    def prepare(self, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]], params: dict[str, Any],
+                context: ChunkingContext | None = None) -> None:
         """Embed the sentences of many documents in one call (one length-sorted sequence of
         batches through the embedding cache) before ``pieces`` reads them one document at a
         time from the process memo."""
@@ -152,9 +159,10 @@ class Semantic(Strategy):
             view = doc.view_text
             texts.extend(view[s:e] for ((s, e), _), keep in zip(units, embedded) if keep)
         if texts:
-            embed(texts)
+            embed(texts, context)
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         """Cost bounded: table rows are never embedded (they are grouped by position, with
         the text around a table when it fits), and at most ``max_sentences`` sentences of a
         document are; the rest is grouped by position. Both are counted in the chunk set's
@@ -173,7 +181,7 @@ class Semantic(Strategy):
         sims = np.full(max(0, n - 1), np.nan, np.float32)
         idx = np.flatnonzero(embedded)
         if len(idx):
-            vecs = embed([view[s:e] for (s, e), _ in (units[i] for i in idx)])
+            vecs = embed([view[s:e] for (s, e), _ in (units[i] for i in idx)], context)
             run_start = 0
             for j in range(1, len(idx) + 1):
                 if j == len(idx) or idx[j] != idx[j - 1] + 1:

@@ -22,6 +22,7 @@ from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece
 from .options import StrategyParams, field_error
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 
 ABBREVIATIONS = frozenset("""
 inc corp co ltd llc plc lp llp bv nv sa ag gmbh no nos mr mrs ms dr prof st jr sr vs v etc approx
@@ -167,7 +168,8 @@ class Sentences(Strategy):
     Params = SentenceParams
     bound_param = "max_chars"
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         n, max_chars = p["n"], p["max_chars"]
         units = sentence_units(doc, include_headings=True)

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from ..parse.model import ParsedDocument
 from .context import Piece
 from .options import StrategyParams, describe_errors
+from .strategy_context import ChunkingContext
 
 
 class Strategy:
@@ -72,7 +73,7 @@ class Strategy:
         every strategy's pieces."""
         return int(self.resolve(params)[self.bound_param]) if self.bound_param else None
 
-    def prepare(self, docs, params: dict[str, Any]) -> None:
+    def prepare(self, docs, params: dict[str, Any], context: ChunkingContext | None = None) -> None:
         """Optional: work for many documents at once before ``pieces`` is called on each of
         them (``docs``: (ParsedDocument, meta) pairs), e.g. embedding all their sentences in
         one batched call. The chunks must not depend on whether it ran."""
@@ -81,5 +82,6 @@ class Strategy:
     def prepares(cls) -> bool:
         return cls.prepare is not Strategy.prepare
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         raise NotImplementedError

@@ -29,6 +29,7 @@ from .note_links import note_sections, referenced_notes
 from .options import StrategyParams
 from .sentence import split_sentences
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 from .tables import caption_block, row_group_pieces, table_parts, table_piece
 
 # "tables whole" (table_max_chars 0) holds for tables up to this size; a larger one (a
@@ -94,7 +95,8 @@ class Structure(Strategy):
         tables = p["table_max_chars"] + ROW_GROUP_CONTEXT_CHARS if p["table_max_chars"] else WHOLE_TABLE_MAX_CHARS
         return max(p["max_chars"], tables) + p["link_notes_chars"]
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         max_chars, attach, table_max = p["max_chars"], p["attach_notes"], p["table_max_chars"]
         notes = notes_by_mark(doc) if attach else {}

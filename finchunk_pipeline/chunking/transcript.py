@@ -26,6 +26,7 @@ from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece
 from .options import StrategyParams
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 from .structure import Structure
 
 _LABEL = re.compile(r"^\s*(?P<label>Operator|(?P<name>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,4})\s+(?:--|—|–)\s+"
@@ -178,12 +179,13 @@ class Transcript(Strategy):
             return max(max_chars, structure)
         return max_chars if any(isinstance(it, Turn) for it in extract_turns(doc)) else structure
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         max_chars = p["max_chars"]
         items = extract_turns(doc)
         if not any(isinstance(it, Turn) for it in items):
-            return Structure().pieces(doc, {"max_chars": min(max_chars, 800)}, meta)
+            return Structure().pieces(doc, {"max_chars": min(max_chars, 800)}, meta, context)
         event = str(meta.get("title") or "").strip() or next(
             (b.text for b in doc.blocks if b.kind == BlockKind.HEADING), doc.doc_id)
         out: list[Piece] = []
