@@ -161,24 +161,13 @@ class Semantic(Strategy):
         if texts:
             embed(texts, context)
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
-               context: ChunkingContext | None = None) -> list[Piece]:
-        """Cost bounded: table rows are never embedded (they are grouped by position, with
-        the text around a table when it fits), and at most ``max_sentences`` sentences of a
-        document are; the rest is grouped by position. Both are counted in the chunk set's
-        notes."""
-        p = self.resolve(params)
+    @staticmethod
+    def _gap_similarities(doc: ParsedDocument, units, embedded: np.ndarray, window: int,
+                          context: ChunkingContext | None) -> np.ndarray:
+        """Similarity at each gap between two embedded neighbours (NaN elsewhere); windows
+        stay within a run of embedded units, never across a table."""
         view = doc.view_text
-        units, is_row, text_units, embedded = self._units(doc, p)
-        if not units:
-            return []
-        n = len(units)
-        note(TABLE_NOTE, sum(is_row), doc.doc_id)
-        note(CAP_NOTE, len(text_units) - int(embedded.sum()), doc.doc_id)
-
-        # similarity at each gap between two embedded neighbours (NaN elsewhere); windows
-        # stay within a run of embedded units, never across a table
-        sims = np.full(max(0, n - 1), np.nan, np.float32)
+        sims = np.full(max(0, len(units) - 1), np.nan, np.float32)
         idx = np.flatnonzero(embedded)
         if len(idx):
             vecs = embed([view[s:e] for (s, e), _ in (units[i] for i in idx)], context)
@@ -187,71 +176,27 @@ class Semantic(Strategy):
                 if j == len(idx) or idx[j] != idx[j - 1] + 1:
                     run = idx[run_start:j]
                     if len(run) > 1:
-                        sims[run[0]:run[-1]] = gap_similarities(vecs[run_start:j], p["window"])
+                        sims[run[0]:run[-1]] = gap_similarities(vecs[run_start:j], window)
                     run_start = j
-        valid = sims[~np.isnan(sims)]
-        thr = float(np.percentile(valid, p["percentile"])) if len(valid) else 1.0
+        return sims
 
-        # cuts: low similarity between embedded neighbours, a section change, two different
-        # tables back to back; a table is not cut from the text around it (its caption, its notes)
-        cuts = {g + 1 for g in range(n - 1)
-                if (not np.isnan(sims[g]) and sims[g] < thr)
-                or units[g][1].section_path != units[g + 1][1].section_path
-                or (is_row[g] and is_row[g + 1] and units[g][1].parent_id != units[g + 1][1].parent_id)}
-        bounds = sorted(cuts | {0, n})
-        segs = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
+        """Cost bounded: table rows are never embedded (they are grouped by position, with
+        the text around a table when it fits), and at most ``max_sentences`` sentences of a
+        document are; the rest is grouped by position. Both are counted in the chunk set's
+        notes."""
+        p = self.resolve(params)
+        units, is_row, text_units, embedded = self._units(doc, p)
+        if not units:
+            return []
+        note(TABLE_NOTE, sum(is_row), doc.doc_id)
+        note(CAP_NOTE, len(text_units) - int(embedded.sum()), doc.doc_id)
 
-        def chars(a: int, b: int) -> int:
-            return units[b - 1][0][1] - units[a][0][0]
-
-        def split_text(a: int, b: int) -> list[tuple[int, int]]:
-            """Embedded text over max_chars: cut at its lowest similarity gaps."""
-            out, stack = [], [(a, b)]
-            while stack:
-                x, y = stack.pop()
-                if chars(x, y) <= p["max_chars"] or y - x == 1:
-                    out.append((x, y))
-                else:
-                    g = x + int(np.argmin(sims[x:y - 1])) + 1
-                    stack.extend([(g, y), (x, g)])
-            return out
-
-        # enforce max_chars: embedded text is cut at its lowest similarity gaps; then those
-        # pieces, table rows and text past the cap are packed by position up to max_chars
-        # (linear: a 60,000-row table is one pass)
-        final: list[tuple[int, int]] = []
-        for a, b in segs:
-            if chars(a, b) <= p["max_chars"] or b - a == 1:
-                final.append((a, b))
-                continue
-            atoms: list[tuple[int, int]] = []
-            i = a
-            while i < b:
-                j = i + 1
-                while j < b and embedded[j] and embedded[i]:
-                    j += 1
-                atoms.extend(split_text(i, j) if embedded[i] else [(i, j)])
-                i = j
-            start, end = atoms[0]
-            for x, y in atoms[1:]:
-                # a table starts a new piece unless what precedes it is short (a heading, a
-                # caption): its header rows stay with its first rows
-                table_starts = is_row[x] and not is_row[x - 1] and chars(start, end) >= p["min_chars"]
-                if chars(start, y) <= p["max_chars"] and not table_starts:
-                    end = y
-                else:
-                    final.append((start, end))
-                    start, end = x, y
-            final.append((start, end))
-        # merge small segments into the previous one of the same section (if it stays under max)
-        merged: list[tuple[int, int]] = []
-        for a, b in final:
-            if merged and chars(a, b) < p["min_chars"]:
-                pa, _ = merged[-1]
-                if units[pa][1].section_path == units[a][1].section_path and chars(pa, b) <= p["max_chars"]:
-                    merged[-1] = (pa, b)
-                    continue
-            merged.append((a, b))
+        sims = self._gap_similarities(doc, units, embedded, p["window"], context)
+        segs = _segments(units, is_row, sims, p["percentile"])
+        sizer = _Sizer(units, embedded, is_row, sims, p["max_chars"], p["min_chars"])
+        merged = sizer.merge_small([piece for a, b in segs for piece in sizer.bounded(a, b)])
         out: list[Piece] = []
         for a, b in merged:
             group = units[a:b]
@@ -260,3 +205,85 @@ class Semantic(Strategy):
             out.append(Piece([u[0] for u in group], kind, group[0][1].section_path, None,
                              list(dict.fromkeys(u[1].block_id for u in group))))
         return out
+
+
+def _segments(units, is_row: list[bool], sims: np.ndarray, percentile: float) -> list[tuple[int, int]]:
+    """Cuts: low similarity between embedded neighbours (under the document's
+    ``percentile``), a section change, two different tables back to back; a table is not
+    cut from the text around it (its caption, its notes)."""
+    n = len(units)
+    valid = sims[~np.isnan(sims)]
+    thr = float(np.percentile(valid, percentile)) if len(valid) else 1.0
+    cuts = {g + 1 for g in range(n - 1)
+            if (not np.isnan(sims[g]) and sims[g] < thr)
+            or units[g][1].section_path != units[g + 1][1].section_path
+            or (is_row[g] and is_row[g + 1] and units[g][1].parent_id != units[g + 1][1].parent_id)}
+    bounds = sorted(cuts | {0, n})
+    return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+
+
+class _Sizer:
+    """Holds segments (unit ranges) to ``max_chars``: embedded text is cut at its lowest
+    similarity gaps, then those pieces, table rows and text past the cap are packed by
+    position up to max_chars (linear: a 60,000-row table is one pass); a segment under
+    ``min_chars`` joins the previous one of its section."""
+
+    def __init__(self, units, embedded: np.ndarray, is_row: list[bool], sims: np.ndarray,
+                 max_chars: int, min_chars: int):
+        self.units, self.embedded, self.is_row, self.sims = units, embedded, is_row, sims
+        self.max_chars, self.min_chars = max_chars, min_chars
+
+    def chars(self, a: int, b: int) -> int:
+        return self.units[b - 1][0][1] - self.units[a][0][0]
+
+    def split_text(self, a: int, b: int) -> list[tuple[int, int]]:
+        """Embedded text over max_chars: cut at its lowest similarity gaps."""
+        out, stack = [], [(a, b)]
+        while stack:
+            x, y = stack.pop()
+            if self.chars(x, y) <= self.max_chars or y - x == 1:
+                out.append((x, y))
+            else:
+                g = x + int(np.argmin(self.sims[x:y - 1])) + 1
+                stack.extend([(g, y), (x, g)])
+        return out
+
+    def bounded(self, a: int, b: int) -> list[tuple[int, int]]:
+        """One segment as ranges of at most max_chars (a single unit may exceed it)."""
+        if self.chars(a, b) <= self.max_chars or b - a == 1:
+            return [(a, b)]
+        embedded, atoms = self.embedded, []
+        i = a
+        while i < b:
+            j = i + 1
+            while j < b and embedded[j] and embedded[i]:
+                j += 1
+            atoms.extend(self.split_text(i, j) if embedded[i] else [(i, j)])
+            i = j
+        out: list[tuple[int, int]] = []
+        start, end = atoms[0]
+        for x, y in atoms[1:]:
+            # a table starts a new piece unless what precedes it is short (a heading, a
+            # caption): its header rows stay with its first rows
+            table_starts = self.is_row[x] and not self.is_row[x - 1] and self.chars(start, end) >= self.min_chars
+            if self.chars(start, y) <= self.max_chars and not table_starts:
+                end = y
+            else:
+                out.append((start, end))
+                start, end = x, y
+        out.append((start, end))
+        return out
+
+    def merge_small(self, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """A range under min_chars joins the previous one of the same section if the two stay
+        under max_chars."""
+        merged: list[tuple[int, int]] = []
+        units = self.units
+        for a, b in ranges:
+            if merged and self.chars(a, b) < self.min_chars:
+                pa, _ = merged[-1]
+                if units[pa][1].section_path == units[a][1].section_path and self.chars(pa, b) <= self.max_chars:
+                    merged[-1] = (pa, b)
+                    continue
+            merged.append((a, b))
+        return merged
