@@ -99,3 +99,21 @@ def test_registered_strategy_loads_from_a_chunkers_file(toy, stores, tmp_path):
 def test_a_taken_name_is_refused(toy):
     with pytest.raises(ValueError, match="already registered"):
         register(OneBlock())
+
+
+def test_a_strategy_without_the_context_parameter_still_plugs_in(stores):
+    """``pieces(self, doc, params, meta)``: a strategy that needs no model may leave the
+    context out; it is called without it."""
+    class Whole(Strategy):
+        name = "toy_whole"
+
+        def pieces(self, doc, params, meta):
+            return [Piece([(0, len(doc.view_text))], "text", ())]
+
+    blocks, chunks, parsed = stores
+    register(Whole())
+    try:
+        result = build_chunk_set(ChunkerConfig("whole", "toy_whole"), parsed, blocks, chunks, None)
+    finally:
+        unregister("toy_whole")
+    assert result.manifest["chunks"] == 1

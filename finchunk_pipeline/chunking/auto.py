@@ -64,6 +64,7 @@ class Auto(Strategy):
         p = self.resolve(params)
         which = policy(meta.get("doc_type"))
         if which == "transcript":
-            return Transcript().pieces(doc, {"max_chars": p["transcript_max_chars"]}, meta, context)
+            return Transcript().pieces(doc, {"max_chars": p["transcript_max_chars"]}, meta, context=context)
         table_max = p["table_max_chars"] if which == "structure_rows" else 0
-        return Structure().pieces(doc, {"max_chars": p["max_chars"], "table_max_chars": table_max}, meta, context)
+        return Structure().pieces(doc, {"max_chars": p["max_chars"], "table_max_chars": table_max}, meta,
+                                  context=context)

@@ -28,7 +28,8 @@ def register(strategy: Strategy, replace: bool = False) -> Strategy:
     if not getattr(strategy, "name", None):
         raise ValueError(f"{type(strategy).__name__}: a strategy needs a name")
     if strategy.name in STRATEGIES and not replace:
-        raise ValueError(f"strategy {strategy.name!r} is already registered ({type(STRATEGIES[strategy.name]).__name__})")
+        taken = type(STRATEGIES[strategy.name]).__name__
+        raise ValueError(f"strategy {strategy.name!r} is already registered ({taken})")
     STRATEGIES[strategy.name] = strategy
     return strategy
 

@@ -7,6 +7,8 @@ parameter with its type, default and bounds.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any, ClassVar
 
 from pydantic import ValidationError
@@ -38,6 +40,8 @@ class Strategy:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.defaults = cls.default_params()  # once per class: resolve() runs for every document
+        for method in ("pieces", "prepare"):
+            _accept_context(cls, method)
 
     def available(self) -> bool:
         import importlib.util
@@ -85,3 +89,17 @@ class Strategy:
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
         raise NotImplementedError
+
+
+def _accept_context(cls: type, method: str) -> None:
+    """A strategy written before the context (``pieces(self, doc, params, meta)``, a strategy
+    that needs no model) still plugs in: its method is called without the context."""
+    own = cls.__dict__.get(method)
+    if own is None or "context" in inspect.signature(own).parameters:
+        return
+
+    @functools.wraps(own)
+    def without_context(self, *args: Any, context: ChunkingContext | None = None) -> Any:
+        return own(self, *args)
+
+    setattr(cls, method, without_context)

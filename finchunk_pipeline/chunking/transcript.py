@@ -185,7 +185,7 @@ class Transcript(Strategy):
         max_chars = p["max_chars"]
         items = extract_turns(doc)
         if not any(isinstance(it, Turn) for it in items):
-            return Structure().pieces(doc, {"max_chars": min(max_chars, 800)}, meta, context)
+            return Structure().pieces(doc, {"max_chars": min(max_chars, 800)}, meta, context=context)
         event = str(meta.get("title") or "").strip() or next(
             (b.text for b in doc.blocks if b.kind == BlockKind.HEADING), doc.doc_id)
         out: list[Piece] = []
