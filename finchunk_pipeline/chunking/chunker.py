@@ -10,6 +10,7 @@ from .context import build_chunks
 from .model import Chunk
 from .notes import note
 from .registry import STRATEGIES
+from .strategy import call_pieces, call_prepare
 from .strategy_context import ChunkingContext
 from .token_bound import SPLIT_NOTE as TOKEN_SPLIT_NOTE
 from .token_bound import fit_to_tokens
@@ -33,7 +34,7 @@ def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, A
 def _chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter,
                     context: ChunkingContext | None) -> list[Chunk]:
     strategy = STRATEGIES[config.strategy]
-    pieces = strategy.pieces(doc, config.params, meta, context=context)
+    pieces = call_pieces(strategy, doc, config.params, meta, context)
     pieces, split = enforce_char_bound(doc, pieces, strategy.char_bound(config.params, doc, meta))
     note(SPLIT_NOTE, split, doc.doc_id)
 
@@ -53,7 +54,7 @@ def chunk_documents(config: ChunkerConfig, docs: Iterable[tuple[ParsedDocument, 
     """Chunks of many documents (the strategy prepares them together first, e.g. semantic
     embeds all their sentences in one batched call)."""
     docs = list(docs)
-    STRATEGIES[config.strategy].prepare(docs, config.params, context=context)
+    call_prepare(STRATEGIES[config.strategy], docs, config.params, context)
     out: list[Chunk] = []
     for doc, meta in docs:
         out.extend(chunk_document(config, doc, meta, counter, context))

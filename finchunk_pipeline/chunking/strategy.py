@@ -40,8 +40,6 @@ class Strategy:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.defaults = cls.default_params()  # once per class: resolve() runs for every document
-        for method in ("pieces", "prepare"):
-            _accept_context(cls, method)
 
     def available(self) -> bool:
         import importlib.util
@@ -91,15 +89,28 @@ class Strategy:
         raise NotImplementedError
 
 
-def _accept_context(cls: type, method: str) -> None:
-    """A strategy written before the context (``pieces(self, doc, params, meta)``, a strategy
-    that needs no model) still plugs in: its method is called without the context."""
-    own = cls.__dict__.get(method)
-    if own is None or "context" in inspect.signature(own).parameters:
-        return
+def call_pieces(strategy: Strategy, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+                context: ChunkingContext | None) -> list[Piece]:
+    """``strategy.pieces`` with the run's context, or without it for a strategy written
+    before the context (``pieces(self, doc, params, meta)``: one that needs no model)."""
+    if _takes_context(strategy.pieces):
+        return strategy.pieces(doc, params, meta, context=context)
+    return strategy.pieces(doc, params, meta)
 
-    @functools.wraps(own)
-    def without_context(self, *args: Any, context: ChunkingContext | None = None) -> Any:
-        return own(self, *args)
 
-    setattr(cls, method, without_context)
+def call_prepare(strategy: Strategy, docs, params: dict[str, Any], context: ChunkingContext | None) -> None:
+    """``strategy.prepare`` with the run's context (or without it, as ``call_pieces``)."""
+    if _takes_context(strategy.prepare):
+        strategy.prepare(docs, params, context=context)
+    else:
+        strategy.prepare(docs, params)
+
+
+def _takes_context(method: Any) -> bool:
+    return _accepts_context(getattr(method, "__func__", method))
+
+
+@functools.lru_cache(maxsize=256)
+def _accepts_context(fn: Any) -> bool:
+    params = inspect.signature(fn).parameters
+    return "context" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
