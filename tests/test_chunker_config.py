@@ -25,11 +25,41 @@ def test_hash_follows_strategy_versions_including_delegates(monkeypatch):
 
 
 def test_invalid_configs_name_entry_and_problem():
-    with pytest.raises(ValueError, match=r"chunk_sets\[0\] \(x\): unknown strategy 'nope'"):
+    with pytest.raises(ValueError, match=r"chunk set 'x': strategy: unknown strategy 'nope'"):
         parse_chunker_configs({"chunk_sets": [{"name": "x", "strategy": "nope"}]})
     with pytest.raises(ValueError, match="unknown parameter 'size' for strategy 'structure'"):
         parse_chunker_configs({"chunk_sets": [{"name": "x", "strategy": "structure", "params": {"size": 3}}]})
     with pytest.raises(ValueError, match="duplicate name 'x'"):
         parse_chunker_configs({"chunk_sets": [{"name": "x", "strategy": "fixed"}, {"name": "x", "strategy": "fixed"}]})
-    with pytest.raises(ValueError, match="name 'Bad Name'"):
+    with pytest.raises(ValueError, match=r"chunk_sets\[0\]: name: expected a string matching .*, got 'Bad Name'"):
         parse_chunker_configs({"chunk_sets": [{"name": "Bad Name", "strategy": "fixed"}]})
+
+
+def test_messages_name_file_entry_and_field():
+    """Typed options (pydantic): one line naming the file, the chunk set and the field."""
+    def error(entry: dict) -> str:
+        with pytest.raises(ValueError) as err:
+            parse_chunker_configs({"chunk_sets": [entry]}, source="data/chunkers.yaml")
+        return str(err.value)
+
+    assert error({"name": "structure-h", "strategy": "structure", "params": {"max_chars": "abc"}}) == \
+        "data/chunkers.yaml: chunk set 'structure-h': params.max_chars: expected an integer > 0, got 'abc'"
+    assert error({"name": "s", "strategy": "sentence", "params": {"n": 3, "overlap": 3}}) == \
+        "data/chunkers.yaml: chunk set 's': params.overlap: expected >= 0 and < n (3), got 3"
+    assert error({"name": "s", "strategy": "fixed", "token_safe": "yes"}) == \
+        "data/chunkers.yaml: chunk set 's': token_safe: expected true or false, got 'yes'"
+    assert error({"name": "s", "strategy": "fixed", "expand": -1}) == \
+        "data/chunkers.yaml: chunk set 's': expand: expected an integer >= 0, got -1"
+    assert error({"name": "s", "strategy": "fixed", "params": {"size": True}}).endswith(
+        "params.size: expected an integer > 0, got True")
+    # a misspelt key is an error, not silently ignored
+    assert "chunk set 's': unknown field 'heder'; accepted: [" in error({"name": "s", "strategy": "fixed", "heder": True})
+
+
+def test_load_names_the_file(tmp_path):
+    from finchunk_pipeline.chunking.config import load_chunker_configs
+
+    path = tmp_path / "chunkers.yaml"
+    path.write_text("chunk_sets:\n  - {name: p, strategy: paragraph, params: {min_chars: 900, max_chars: 500}}\n")
+    with pytest.raises(ValueError, match=rf"^{path}: chunk set 'p': params.min_chars: expected between 0 and max_chars"):
+        load_chunker_configs(path)

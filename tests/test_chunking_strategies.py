@@ -173,15 +173,15 @@ def test_transcript_keeps_questions_labelled_and_speakers_in_context():
 
 
 @pytest.mark.parametrize("entry,param", [
-    ({"name": "x", "strategy": "sentence", "params": {"n": 0}}, "'n'"),
-    ({"name": "x", "strategy": "sentence", "params": {"n": 3, "overlap": 3}}, "'overlap'"),
-    ({"name": "x", "strategy": "paragraph", "params": {"min_chars": 900, "max_chars": 500}}, "'min_chars'"),
-    ({"name": "x", "strategy": "semantic", "params": {"percentile": 150.0}}, "'percentile'"),
-    ({"name": "x", "strategy": "fixed_tokens", "params": {"size": "big"}}, "'size'"),
-    ({"name": "x", "strategy": "packed", "params": {"budget": 100000}}, "'budget'"),
-    ({"name": "x", "strategy": "structure", "params": {"table_max_chars": -1}}, "'table_max_chars'"),
-    ({"name": "x", "strategy": "transcript", "params": {"max_len": 5}}, "'max_len'"),
-    ({"name": "x", "strategy": "auto", "params": {"table_max_chars": 0}}, "'table_max_chars'"),
+    ({"name": "x", "strategy": "sentence", "params": {"n": 0}}, "params.n: expected an integer > 0, got 0"),
+    ({"name": "x", "strategy": "sentence", "params": {"n": 3, "overlap": 3}}, "params.overlap: expected >= 0 and < n (3), got 3"),
+    ({"name": "x", "strategy": "paragraph", "params": {"min_chars": 900, "max_chars": 500}}, "params.min_chars: expected between 0 and max_chars (500), got 900"),
+    ({"name": "x", "strategy": "semantic", "params": {"percentile": 150.0}}, "params.percentile: expected a number > 0 and < 100, got 150.0"),
+    ({"name": "x", "strategy": "fixed_tokens", "params": {"size": "big"}}, "params.size: expected an integer > 0, got 'big'"),
+    ({"name": "x", "strategy": "packed", "params": {"budget": 100000}}, "params.budget: expected at most the model limit 256, got 100000"),
+    ({"name": "x", "strategy": "structure", "params": {"table_max_chars": -1}}, "params.table_max_chars: expected an integer >= 0, got -1"),
+    ({"name": "x", "strategy": "transcript", "params": {"max_len": 5}}, "params: unknown parameter 'max_len' for strategy 'transcript'"),
+    ({"name": "x", "strategy": "auto", "params": {"table_max_chars": 0}}, "params.table_max_chars: expected an integer > 0, got 0"),
 ])
 def test_config_errors_name_the_parameter(entry, param):
     with pytest.raises(ValueError) as err:

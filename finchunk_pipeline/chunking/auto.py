@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from ..parse.model import ParsedDocument
 from .context import Piece
+from .options import StrategyParams
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 from .structure import Structure
 from .transcript import Transcript
 
@@ -31,12 +35,18 @@ def policy(doc_type: str | None) -> str:
     return "structure"
 
 
+class AutoParams(StrategyParams):
+    max_chars: int = Field(800, gt=0)               # structure's text bound
+    table_max_chars: int = Field(1500, gt=0)        # row groups of filings' tables
+    transcript_max_chars: int = Field(1500, ge=100)
+
+
 class Auto(Strategy):
     name = "auto"
     family = "evidence"
     version = "1"
     uses = ("structure", "transcript")
-    defaults = {"max_chars": 800, "table_max_chars": 1500, "transcript_max_chars": 1500}
+    Params = AutoParams
 
     def char_bound(self, params, doc=None, meta=None):
         """The bound of the policy the document gets (without one: the largest)."""
@@ -49,18 +59,12 @@ class Auto(Strategy):
         which = policy((meta or {}).get("doc_type"))
         return transcript if which == "transcript" else structure[which]
 
-    def check(self, p, where):
-        if p["max_chars"] <= 0:
-            raise ValueError(f"{where}: parameter 'max_chars' must be > 0")
-        if p["table_max_chars"] <= 0:
-            raise ValueError(f"{where}: parameter 'table_max_chars' must be > 0")
-        if p["transcript_max_chars"] < 100:
-            raise ValueError(f"{where}: parameter 'transcript_max_chars' must be >= 100")
-
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         which = policy(meta.get("doc_type"))
         if which == "transcript":
-            return Transcript().pieces(doc, {"max_chars": p["transcript_max_chars"]}, meta)
+            return Transcript().pieces(doc, {"max_chars": p["transcript_max_chars"]}, meta, context=context)
         table_max = p["table_max_chars"] if which == "structure_rows" else 0
-        return Structure().pieces(doc, {"max_chars": p["max_chars"], "table_max_chars": table_max}, meta)
+        return Structure().pieces(doc, {"max_chars": p["max_chars"], "table_max_chars": table_max}, meta,
+                                  context=context)

@@ -13,10 +13,15 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
+from pydantic import Field
+
 from ..parse.model import ParsedDocument
 from .context import Piece
+from .fixed import WindowParams
+from .options import StrategyParams
 from .sections import section_at
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 
 EXTRA_HINT = "pip install -e '.[baselines]'"
 
@@ -39,14 +44,11 @@ class LangChainRecursive(Strategy):
     name = "langchain_recursive"
     family = "plain"
     requires = "langchain_text_splitters"
-    defaults = {"size": 500, "overlap": 50}
+    Params = WindowParams  # as fixed's: size and overlap in characters
     bound_param = "size"
 
-    def check(self, p, where):
-        if p["size"] <= 0 or not 0 <= p["overlap"] < p["size"]:
-            raise ValueError(f"{where}: need size > 0 and 0 <= overlap < size")
-
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         _require(self.requires, self.name)
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
@@ -60,20 +62,21 @@ class LangChainRecursive(Strategy):
         return out
 
 
+class SizeParams(StrategyParams):
+    size: int = Field(500, gt=0)
+
+
 class ChonkieRecursive(Strategy):
     """chonkie.RecursiveChunker with its character tokenizer (chunk_size in characters)."""
 
     name = "chonkie_recursive"
     family = "plain"
     requires = "chonkie"
-    defaults = {"size": 500}
+    Params = SizeParams
     bound_param = "size"
 
-    def check(self, p, where):
-        if p["size"] <= 0:
-            raise ValueError(f"{where}: size must be > 0")
-
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         _require(self.requires, self.name)
         from chonkie import RecursiveChunker
 

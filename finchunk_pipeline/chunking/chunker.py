@@ -8,26 +8,33 @@ from .bound import SPLIT_NOTE, enforce_char_bound
 from .config import ChunkerConfig
 from .context import build_chunks
 from .model import Chunk
-from .token_bound import SPLIT_NOTE as TOKEN_SPLIT_NOTE, fit_to_tokens
 from .notes import note
 from .registry import STRATEGIES
+from .strategy import call_pieces, call_prepare
+from .strategy_context import ChunkingContext
+from .token_bound import SPLIT_NOTE as TOKEN_SPLIT_NOTE
+from .token_bound import fit_to_tokens
 
 
-def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter=None) -> list[Chunk]:
+def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter=None,
+                   context: ChunkingContext | None = None) -> list[Chunk]:
     """The strategy's pieces, held to the strategy's declared character bound (bound.py:
     a piece with no structural split point is cut by characters as a last resort, and
     noted), then turned into chunks. The document's language (``meta["language"]``, English
-    without) is the current language meanwhile (lang/current.py: sentences, note words)."""
+    without) is the current language meanwhile (lang/current.py: sentences, note words).
+    ``counter``: counts the chunks' tokens (none counted without); ``context``: the run's
+    model and embedder the strategy uses (chunking/strategy_context.py)."""
     from ..lang.codes import normalise
     from ..lang.current import document_language
 
     with document_language(normalise(meta.get("language"), f"document {doc.doc_id}")):
-        return _chunk_document(config, doc, meta, counter)
+        return _chunk_document(config, doc, meta, counter, context)
 
 
-def _chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter=None) -> list[Chunk]:
+def _chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter,
+                    context: ChunkingContext | None) -> list[Chunk]:
     strategy = STRATEGIES[config.strategy]
-    pieces = strategy.pieces(doc, config.params, meta)
+    pieces = call_pieces(strategy, doc, config.params, meta, context)
     pieces, split = enforce_char_bound(doc, pieces, strategy.char_bound(config.params, doc, meta))
     note(SPLIT_NOTE, split, doc.doc_id)
 
@@ -43,12 +50,12 @@ def _chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, 
 
 
 def chunk_documents(config: ChunkerConfig, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]],
-                    counter=None) -> list[Chunk]:
+                    counter=None, context: ChunkingContext | None = None) -> list[Chunk]:
     """Chunks of many documents (the strategy prepares them together first, e.g. semantic
     embeds all their sentences in one batched call)."""
     docs = list(docs)
-    STRATEGIES[config.strategy].prepare(docs, config.params)
+    call_prepare(STRATEGIES[config.strategy], docs, config.params, context)
     out: list[Chunk] = []
     for doc, meta in docs:
-        out.extend(chunk_document(config, doc, meta, counter))
+        out.extend(chunk_document(config, doc, meta, counter, context))
     return out

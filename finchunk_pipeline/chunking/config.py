@@ -14,11 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..enrichment.model import EnrichSpec, parse_enrich
 from ..storage import stable_hash
+from .context import BUILD_VERSION
+from .options import describe_errors
+from .registry import STRATEGIES, strategy_version
+from .token_bound import TOKEN_BOUND_VERSION
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"  # a chunk set's name: a Dagster partition key
+_NAME = re.compile(NAME_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -41,9 +47,6 @@ class ChunkerConfig:
 
     def code_version(self) -> str:
         """The strategy's version and the shared chunk-building step's version."""
-        from .context import BUILD_VERSION
-        from .registry import strategy_version
-
         return f"{strategy_version(self.strategy)}.{BUILD_VERSION}"
 
     @property
@@ -52,8 +55,6 @@ class ChunkerConfig:
         key = {"strategy": self.strategy, "params": self.params, "header": self.header,
                "context_fields": list(self.context_fields), "code": self.code_version()}
         if self.token_safe:  # only when set: the hashes of other chunk sets stay as they were
-            from .token_bound import TOKEN_BOUND_VERSION
-
             key["token_safe"] = TOKEN_BOUND_VERSION
         return stable_hash(key, n=8)
 
@@ -77,44 +78,77 @@ class ChunkerConfig:
         return f"{self.name}-{self.chunking_hash}"
 
 
-def parse_chunker_configs(raw: Any, source: str = "chunkers.yaml") -> list[ChunkerConfig]:
-    from .registry import STRATEGIES
+class ChunkSetEntry(BaseModel):
+    """One entry of ``chunk_sets`` in a chunkers file, as declared: the typed schema the
+    file is validated against (strict types, no unknown keys) before it becomes a
+    ChunkerConfig. ``params`` is kept as declared: the configuration hash reads it."""
 
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    name: str = Field(pattern=NAME_PATTERN)
+    strategy: str
+    params: dict[str, Any] | None = None
+    header: bool = False
+    context_fields: list[str] = Field(default_factory=lambda: ["title", "section"])
+    dense: bool = True
+    description: str = ""
+    expand: int = Field(0, ge=0)       # characters of the delivered parent (0: the chunk itself)
+    token_safe: bool = False
+    enrich: Any = None                 # enrichment/model.py parse_enrich validates it
+
+    @field_validator("strategy")
+    @classmethod
+    def _known_strategy(cls, value: str) -> str:
+        if value not in STRATEGIES:
+            raise ValueError(f"unknown strategy {value!r}; known: {sorted(STRATEGIES)}")
+        return value
+
+    def to_config(self, where: str) -> ChunkerConfig:
+        """The configuration; ``where`` (file and chunk set) prefixes any parameter error."""
+        params = dict(self.params or {})
+        STRATEGIES[self.strategy].validate(params, where=where)
+        return ChunkerConfig(
+            name=self.name, strategy=self.strategy, params=params, header=self.header,
+            context_fields=tuple(self.context_fields), dense=self.dense, description=self.description,
+            expand=self.expand, token_safe=self.token_safe, enrich=parse_enrich(self.enrich, where))
+
+
+def _entry_where(source: str, i: int, entry: Any) -> str:
+    """Names an entry in messages: by its chunk-set name when it has a usable one."""
+    name = entry.get("name") if isinstance(entry, dict) else None
+    if isinstance(name, str) and _NAME.match(name):
+        return f"{source}: chunk set {name!r}"
+    return f"{source}: chunk_sets[{i}]"
+
+
+def parse_entry(entry: Any, where: str) -> ChunkerConfig:
+    """One ``chunk_sets`` entry -> its ChunkerConfig, or ValueError naming ``where`` and the field."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where}: expected a mapping, got {entry!r}")
+    try:
+        parsed = ChunkSetEntry.model_validate(entry)
+    except ValidationError as exc:
+        raise ValueError(describe_errors(exc, ChunkSetEntry, where)) from None
+    return parsed.to_config(where)
+
+
+def parse_chunker_configs(raw: Any, source: str = "chunkers.yaml") -> list[ChunkerConfig]:
+    """Every chunk set of a chunkers file's content (``source``: the file, for messages)."""
     if not isinstance(raw, dict) or not isinstance(raw.get("chunk_sets"), list):
         raise ValueError(f"{source}: expected a mapping with a 'chunk_sets' list")
-    configs, seen = [], set()
+    configs: list[ChunkerConfig] = []
     for i, entry in enumerate(raw["chunk_sets"]):
-        where = f"{source}: chunk_sets[{i}]"
-        if not isinstance(entry, dict):
-            raise ValueError(f"{where}: expected a mapping")
-        name = entry.get("name")
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise ValueError(f"{where}: name {name!r} must match {_NAME.pattern}")
-        if name in seen:
-            raise ValueError(f"{where}: duplicate name {name!r}")
-        seen.add(name)
-        strategy = entry.get("strategy")
-        if strategy not in STRATEGIES:
-            raise ValueError(f"{where} ({name}): unknown strategy {strategy!r}; known: {sorted(STRATEGIES)}")
-        params = dict(entry.get("params") or {})
-        STRATEGIES[strategy].validate(params, where=f"{where} ({name})")
-        token_safe = entry.get("token_safe", False)
-        if not isinstance(token_safe, bool):
-            raise ValueError(f"{where} ({name}): token_safe must be true or false, got {token_safe!r}")
-        expand = entry.get("expand", 0)
-        if not isinstance(expand, int) or isinstance(expand, bool) or expand < 0:
-            raise ValueError(f"{where} ({name}): expand must be a whole number of characters >= 0, got {expand!r}")
-        configs.append(ChunkerConfig(
-            name=name, strategy=strategy, params=params, header=bool(entry.get("header", False)),
-            context_fields=tuple(entry.get("context_fields", ("title", "section"))),
-            dense=bool(entry.get("dense", True)), description=str(entry.get("description", "")),
-            expand=expand, token_safe=token_safe,
-            enrich=parse_enrich(entry.get("enrich"), f"{where} ({name})"),
-        ))
+        where = _entry_where(source, i, entry)
+        config = parse_entry(entry, where)
+        if any(c.name == config.name for c in configs):
+            raise ValueError(f"{source}: chunk_sets[{i}]: name: duplicate name {config.name!r}")
+        configs.append(config)
     return configs
 
 
 def load_chunker_configs(path: str | Path) -> list[ChunkerConfig]:
+    """The chunk sets a chunkers file (data/chunkers.yaml) declares; ValueError naming the
+    file, the chunk set and the field when it is not valid."""
     path = Path(path)
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))

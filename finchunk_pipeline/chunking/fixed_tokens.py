@@ -11,17 +11,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, model_validator
+
 from ..parse.model import ParsedDocument
 from .context import Piece
+from .options import StrategyParams, field_error
 from .sections import section_at
 from .strategy import Strategy
+from .strategy_context import ChunkingContext, or_default
+from .tokens import default_model_path, token_counter, word_start_flags
 
 
 @lru_cache(maxsize=4)
 def _tokenizer(model_path: str | None = None):
     from tokenizers import Tokenizer
-
-    from .tokens import default_model_path
 
     path = Path(model_path or default_model_path()) / "tokenizer.json"
     tok = Tokenizer.from_file(str(path))
@@ -35,8 +38,6 @@ def token_offsets(text: str, model_path: str | None = None) -> list[tuple[int, i
 
     Word by word through the counter's cache when the tokenizer allows it (tokens.py:
     ``TokenCounter.offsets``, the same tokens and offsets as one ``encode`` of the text)."""
-    from .tokens import word_start_flags, token_counter
-
     counter = token_counter(model_path)
     if counter.by_word:
         return counter.offsets(text)
@@ -73,6 +74,19 @@ def token_windows(text: str, start: int, end: int, size: int, overlap: int = 0,
     return out
 
 
+class TokenWindowParams(StrategyParams):
+    """Token windows: ``size`` model tokens, ``overlap`` shared with the previous window."""
+
+    size: int = Field(200, gt=0)
+    overlap: int = Field(40, ge=0)
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> "TokenWindowParams":
+        if self.overlap >= self.size:
+            raise field_error("overlap", f"expected >= 0 and < size ({self.size})", self.overlap)
+        return self
+
+
 class FixedTokens(Strategy):
     """Windows of ``size`` model tokens, ``overlap`` tokens repeated (the token-true
     counterpart of ``fixed``). ``size`` + 2 special tokens must stay under the model limit."""
@@ -80,16 +94,12 @@ class FixedTokens(Strategy):
     name = "fixed_tokens"
     family = "plain"
     version = "1"
-    defaults = {"size": 200, "overlap": 40}
+    Params = TokenWindowParams
 
-    def check(self, p, where):
-        if p["size"] <= 0:
-            raise ValueError(f"{where}: parameter 'size' must be > 0")
-        if not 0 <= p["overlap"] < p["size"]:
-            raise ValueError(f"{where}: parameter 'overlap' must be >= 0 and < size")
-
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         view = doc.view_text
         return [Piece([(s, e)], "window", section_at(doc, s))
-                for s, e in token_windows(view, 0, len(view), p["size"], p["overlap"]) if view[s:e].strip()]
+                for s, e in token_windows(view, 0, len(view), p["size"], p["overlap"], or_default(context).model_path)
+                if view[s:e].strip()]

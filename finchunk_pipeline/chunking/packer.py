@@ -16,7 +16,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from pydantic import Field, model_validator
+
+from ..parse.model import Block, BlockKind, ParsedDocument
+from .cited_notes import cited_notes, notes_by_mark
+from .context import Piece, context_header
+from .fixed_tokens import token_windows
 from .model import SPAN_JOINER
+from .options import StrategyParams, field_error
+from .sentence import split_sentences
+from .strategy import Strategy
+from .strategy_context import ChunkingContext, or_default
+from .tables import (
+    caption_block,
+    row_group_pieces,
+    spans_text,
+    table_parts,
+    table_piece,
+)
+from .tokens import token_counter
 
 
 def default_budget(max_tokens: int) -> int:
@@ -74,8 +92,6 @@ class Packer:
 
     @classmethod
     def for_model(cls, model_path: str | None = None, budget: int = 0, margin: int = -1) -> "Packer":
-        from .tokens import token_counter
-
         counter = token_counter(model_path)
         if budget <= 0:
             budget = default_budget(counter.max_tokens) if margin < 0 else counter.max_tokens - margin
@@ -165,9 +181,6 @@ class Packer:
 
 
 # ---------------------------------------------------------------------- the packed strategy
-from ..parse.model import Block, BlockKind, ParsedDocument  # noqa: E402
-from .context import Piece, context_header  # noqa: E402
-from .strategy import Strategy  # noqa: E402
 
 ALL_CONTEXT_FIELDS = ("title", "issuer", "period", "doc_type", "section", "speaker")
 
@@ -191,6 +204,19 @@ def units_to_pieces(groups: list[list[Unit]]) -> list[Piece]:
     return out
 
 
+class PackedParams(StrategyParams):
+    budget: int = Field(0, ge=0)   # tokens per chunk; 0 = the model limit minus a margin
+    reserve_header: bool = True    # leave room for the fullest context header
+    attach_notes: bool = True      # a block carries the footnotes it cites
+
+    @model_validator(mode="after")
+    def _budget_within_model_limit(self) -> "PackedParams":
+        limit = token_counter().max_tokens  # the packaged model: a run's own model is checked when packing
+        if self.budget > limit:
+            raise field_error("budget", f"expected at most the model limit {limit}", self.budget)
+        return self
+
+
 class Packed(Strategy):
     """Token-budgeted structure packing: structure units (paragraphs, lists, notes, turns,
     whole tables with caption and cited notes) packed up to the model budget within a
@@ -205,139 +231,158 @@ class Packed(Strategy):
     name = "packed"
     family = "evidence"
     version = "2"  # 2: notes no row group carries are kept, not dropped
-    defaults = {"budget": 0, "reserve_header": True, "attach_notes": True}
+    Params = PackedParams
 
-    def check(self, p, where):
-        if p["budget"] < 0:
-            raise ValueError(f"{where}: parameter 'budget' must be >= 0 (0 = model limit minus a margin)")
-        if p["budget"]:
-            from .tokens import token_counter
-
-            limit = token_counter().max_tokens
-            if p["budget"] > limit:
-                raise ValueError(f"{where}: parameter 'budget' {p['budget']} exceeds the model limit {limit}")
-
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
-        packer = Packer.for_model(budget=p["budget"])
-        return pack_document(doc, meta, packer, reserve_header=p["reserve_header"], attach_notes=p["attach_notes"])
+        model_path = or_default(context).model_path
+        packer = Packer.for_model(model_path, budget=p["budget"])
+        return pack_document(doc, meta, packer, reserve_header=p["reserve_header"], attach_notes=p["attach_notes"],
+                             model_path=model_path)
 
 
 def pack_document(doc: ParsedDocument, meta: dict[str, Any], packer: Packer, reserve_header: bool = True,
-                  attach_notes: bool = True) -> list[Piece]:
-    from .fixed_tokens import token_windows
-    from .sentence import split_sentences
-    from .structure import cited_notes, notes_by_mark
-    from .tables import caption_block, row_group_pieces, spans_text, table_parts, table_piece
+                  attach_notes: bool = True, model_path: str | None = None) -> list[Piece]:
+    """The document's structure units, packed section by section; a refused unit is split by
+    structure (paragraph -> sentences -> token windows) and the section packed again."""
+    doc_packer = _DocumentPacker(doc, meta, packer, reserve_header, attach_notes, model_path)
+    groups: list[list[Unit]] = []
+    for units in doc_packer.sections():
+        groups.extend(doc_packer.pack_section(units))
+    groups.sort(key=lambda g: g[0].spans[0][0])
+    return units_to_pieces(groups)
 
-    view = doc.view_text
-    notes = notes_by_mark(doc) if attach_notes else {}
 
-    def header(section_path: tuple[str, ...]) -> str:
-        return context_header(meta, section_path, ALL_CONTEXT_FIELDS) if reserve_header else ""
-
-    def windows(s: int, e: int, sec: tuple[str, ...], ids: list[str], kind: str, parent=None) -> list[Unit]:
-        room = packer.source_budget(header(sec)) - packer.special
-        return [Unit([(ws, we)], kind, list(ids), sec, parent, label="window")
-                for ws, we in token_windows(view, s, e, max(8, room - 4))]
-
-    def split_unit(u: Unit) -> list[Unit]:
-        """A refused unit -> smaller units by structure (never truncated)."""
-        sec = u.section_path
-        if u.label == "paragraph" and u.parts:
-            lead, (body_s, body_e), rest = u.parts["lead"], u.parts["body"], u.parts["notes"]
-            sents = [Unit(((lead if k == 0 else []) + [(s, e)]), u.kind, list(u.block_ids), sec, u.parent_id,
-                          label="sentence")
-                     for k, (s, e) in enumerate(split_sentences(view, body_s, body_e))]
-            notes_u = [Unit([sp], "note", list(u.block_ids), sec, u.parent_id, label="sentence") for sp in rest]
-            if len(sents) <= 1 and not lead and not rest:
-                return windows(body_s, body_e, sec, u.block_ids, u.kind, u.parent_id)
-            return sents + notes_u
-        if u.label == "sentence" and len(u.spans) > 1:
-            return [Unit([sp], u.kind, list(u.block_ids), sec, u.parent_id, label="sentence") for sp in u.spans]
-        out: list[Unit] = []
-        for s, e in u.spans:
-            out.extend(windows(s, e, sec, u.block_ids, u.kind, u.parent_id))
-        return out
-
+def _table_captions(doc: ParsedDocument) -> dict[str, str]:
+    """Caption block id -> its table's block id (a caption travels with its table)."""
     captions = {}
     for t in doc.blocks:
         if t.kind == BlockKind.TABLE:
             cap = caption_block(doc, t)
             if cap is not None:
                 captions[cap.block_id] = t.block_id
-    consumed: set[str] = set()
-    sections: list[list[Unit]] = []
-    pending: list[Block] = []
+    return captions
 
-    def add(u: Unit) -> None:
-        if sections and sections[-1] and sections[-1][-1].section_path == u.section_path:
-            sections[-1].append(u)
-        else:
-            sections.append([u])
 
-    for b in doc.blocks:
-        if b.kind == BlockKind.HEADING:
-            pending.append(b)
-            continue
-        if b.kind == BlockKind.TABLE_ROW or b.block_id in consumed or b.attrs.get("furniture"):
-            continue
-        if b.kind == BlockKind.PARAGRAPH and b.block_id in captions:
-            continue
-        lead = [(h.vstart, h.vend) for h in pending]
-        lead_ids = [h.block_id for h in pending]
-        if b.kind == BlockKind.TABLE:
-            parts = table_parts(doc, b)
-            whole = table_piece(doc, parts, list(pending), notes)
-            sec = b.section_path
-            limit = packer.source_budget(header(sec))
-            if packer.count(spans_text(view, whole.view_spans)) <= limit or not parts.body_rows:
-                consumed.update(whole.block_ids)
-                add(Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False))
+class _DocumentPacker:
+    """One document's units (what ``sections`` yields) and how a refused one is split."""
+
+    def __init__(self, doc: ParsedDocument, meta: dict[str, Any], packer: Packer, reserve_header: bool,
+                 attach_notes: bool, model_path: str | None):
+        self.doc, self.meta, self.packer, self.view = doc, meta, packer, doc.view_text
+        self.reserve_header, self.model_path = reserve_header, model_path
+        self.notes = notes_by_mark(doc) if attach_notes else {}
+        self.consumed: set[str] = set()
+
+    def header(self, section_path: tuple[str, ...]) -> str:
+        return context_header(self.meta, section_path, ALL_CONTEXT_FIELDS) if self.reserve_header else ""
+
+    def windows(self, s: int, e: int, sec: tuple[str, ...], ids: list[str], kind: str, parent=None) -> list[Unit]:
+        room = self.packer.source_budget(self.header(sec)) - self.packer.special
+        return [Unit([(ws, we)], kind, list(ids), sec, parent, label="window")
+                for ws, we in token_windows(self.view, s, e, max(8, room - 4), model_path=self.model_path)]
+
+    def split_unit(self, u: Unit) -> list[Unit]:
+        """A refused unit -> smaller units by structure (never truncated)."""
+        sec = u.section_path
+        if u.label == "paragraph" and u.parts:
+            lead, (body_s, body_e), rest = u.parts["lead"], u.parts["body"], u.parts["notes"]
+            sents = [Unit(((lead if k == 0 else []) + [(s, e)]), u.kind, list(u.block_ids), sec, u.parent_id,
+                          label="sentence")
+                     for k, (s, e) in enumerate(split_sentences(self.view, body_s, body_e))]
+            notes_u = [Unit([sp], "note", list(u.block_ids), sec, u.parent_id, label="sentence") for sp in rest]
+            if len(sents) <= 1 and not lead and not rest:
+                return self.windows(body_s, body_e, sec, u.block_ids, u.kind, u.parent_id)
+            return sents + notes_u
+        if u.label == "sentence" and len(u.spans) > 1:
+            return [Unit([sp], u.kind, list(u.block_ids), sec, u.parent_id, label="sentence") for sp in u.spans]
+        out: list[Unit] = []
+        for s, e in u.spans:
+            out.extend(self.windows(s, e, sec, u.block_ids, u.kind, u.parent_id))
+        return out
+
+    def sections(self) -> list[list[Unit]]:
+        """The document's units in reading order, one list per run of one section path:
+        headings travel with what follows them, a caption with its table, a block with the
+        notes it cites."""
+        captions = _table_captions(self.doc)
+        sections: list[list[Unit]] = []
+        pending: list[Block] = []
+
+        def add(u: Unit) -> None:
+            if sections and sections[-1] and sections[-1][-1].section_path == u.section_path:
+                sections[-1].append(u)
             else:
-                # only what the row groups carry is consumed: a note no group attaches (e.g. one
-                # cited by a row cut into token windows) is emitted where it stands
+                sections.append([u])
 
-                def oversized(row: Block, fixed: list[tuple[int, int]], sec=sec, b=b) -> list[Piece]:
-                    return [Piece(w.spans, "table_rows", sec, b.block_id, w.block_ids)
-                            for w in windows(row.vstart, row.vend, sec, [row.block_id], "table_rows", b.block_id)]
-
-                carried: set[str] = set()
-                for pc in row_group_pieces(doc, parts, list(pending), notes, packer.count, limit, oversized):
-                    carried.update(pc.block_ids)
-                    add(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False))
-                consumed.update(carried)
-                # context no group could carry (every row too big even alone) stays as its own units
-                for ctx in [*pending, parts.caption, *parts.header_rows]:
-                    if ctx is not None and ctx.block_id not in carried:
-                        body = (ctx.vstart, ctx.vend)
-                        add(Unit([body], "text", [ctx.block_id], sec, b.block_id, "paragraph",
-                                 parts={"lead": [], "body": body, "notes": []}))
+        for b in self.doc.blocks:
+            if b.kind == BlockKind.HEADING:
+                pending.append(b)
+                continue
+            if b.kind == BlockKind.TABLE_ROW or b.block_id in self.consumed or b.attrs.get("furniture"):
+                continue
+            if b.kind == BlockKind.PARAGRAPH and b.block_id in captions:
+                continue
+            for u in (self.table_units(b, pending) if b.kind == BlockKind.TABLE else [self.block_unit(b, pending)]):
+                add(u)
             pending = []
-            continue
-        extra = cited_notes(b, notes) if notes else []
-        extra = [n for n in extra if n.block_id not in consumed and n.seq > b.seq]
-        consumed.update(n.block_id for n in extra)
-        spans = lead + [(b.vstart, b.vend)] + [(n.vstart, n.vend) for n in extra]
-        add(Unit(spans, b.kind if b.kind != BlockKind.PARAGRAPH else "text",
-                 lead_ids + [b.block_id] + [n.block_id for n in extra], b.section_path, None, "paragraph",
-                 parts={"lead": lead, "body": (b.vstart, b.vend), "notes": [(n.vstart, n.vend) for n in extra]}))
-        pending = []
-    if pending:
-        add(Unit([(h.vstart, h.vend) for h in pending], "heading", [h.block_id for h in pending],
-                 pending[0].section_path, None, "paragraph"))
+        if pending:
+            add(Unit([(h.vstart, h.vend) for h in pending], "heading", [h.block_id for h in pending],
+                     pending[0].section_path, None, "paragraph"))
+        return sections
 
-    groups: list[list[Unit]] = []
-    for units in sections:
-        head = header(units[0].section_path)
-        for _ in range(6):  # refused units are split by structure, then packed again
-            res = packer.pack(units, view, head)
+    def block_unit(self, b: Block, pending: list[Block]) -> Unit:
+        """A text block with the headings above it and the notes it cites (printed after it)."""
+        lead = [(h.vstart, h.vend) for h in pending]
+        extra = cited_notes(b, self.notes) if self.notes else []
+        extra = [n for n in extra if n.block_id not in self.consumed and n.seq > b.seq]
+        self.consumed.update(n.block_id for n in extra)
+        spans = lead + [(b.vstart, b.vend)] + [(n.vstart, n.vend) for n in extra]
+        return Unit(spans, b.kind if b.kind != BlockKind.PARAGRAPH else "text",
+                    [h.block_id for h in pending] + [b.block_id] + [n.block_id for n in extra], b.section_path,
+                    None, "paragraph",
+                    parts={"lead": lead, "body": (b.vstart, b.vend), "notes": [(n.vstart, n.vend) for n in extra]})
+
+    def table_units(self, b: Block, pending: list[Block]) -> list[Unit]:
+        """A table whole when it fits the budget, else row groups repeating its context."""
+        doc, view, sec = self.doc, self.view, b.section_path
+        parts = table_parts(doc, b)
+        whole = table_piece(doc, parts, list(pending), self.notes)
+        limit = self.packer.source_budget(self.header(sec))
+        if self.packer.count(spans_text(view, whole.view_spans)) <= limit or not parts.body_rows:
+            self.consumed.update(whole.block_ids)
+            return [Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False)]
+        # only what the row groups carry is consumed: a note no group attaches (e.g. one
+        # cited by a row cut into token windows) is emitted where it stands
+
+        def oversized(row: Block, fixed: list[tuple[int, int]]) -> list[Piece]:
+            return [Piece(w.spans, "table_rows", sec, b.block_id, w.block_ids)
+                    for w in self.windows(row.vstart, row.vend, sec, [row.block_id], "table_rows", b.block_id)]
+
+        units: list[Unit] = []
+        carried: set[str] = set()
+        for pc in row_group_pieces(doc, parts, list(pending), self.notes, self.packer.count, limit, oversized):
+            carried.update(pc.block_ids)
+            units.append(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False))
+        self.consumed.update(carried)
+        # context no group could carry (every row too big even alone) stays as its own units
+        for ctx in [*pending, parts.caption, *parts.header_rows]:
+            if ctx is not None and ctx.block_id not in carried:
+                body = (ctx.vstart, ctx.vend)
+                units.append(Unit([body], "text", [ctx.block_id], sec, b.block_id, "paragraph",
+                                  parts={"lead": [], "body": body, "notes": []}))
+        return units
+
+    def pack_section(self, units: list[Unit]) -> list[list[Unit]]:
+        """Refused units are split by structure, then the section is packed again."""
+        head = self.header(units[0].section_path)
+        for _ in range(6):
+            res = self.packer.pack(units, self.view, head)
             if not res.refused:
                 break
             refused = {id(u) for u in res.refused}
-            units = [x for u in units for x in (split_unit(u) if id(u) in refused else [u])]
+            units = [x for u in units for x in (self.split_unit(u) if id(u) in refused else [u])]
         else:
-            res = packer.pack(units, view, head, strict=True)
-        groups.extend(res.groups)
-    groups.sort(key=lambda g: g[0].spans[0][0])
-    return units_to_pieces(groups)
+            res = self.packer.pack(units, self.view, head, strict=True)
+        return res.groups

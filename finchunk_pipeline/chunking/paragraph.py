@@ -8,28 +8,37 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field, model_validator
+
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece
+from .options import StrategyParams, field_error
 from .sentence import split_sentences
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
+from .tables import caption_block, row_group_pieces, table_parts, table_piece
+
+
+class ParagraphParams(StrategyParams):
+    min_chars: int = Field(200, ge=0)   # blocks are merged until a chunk has at least this many
+    max_chars: int = Field(1000, gt=0)  # and never past this many
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> "ParagraphParams":
+        if self.min_chars > self.max_chars:
+            raise field_error("min_chars", f"expected between 0 and max_chars ({self.max_chars})", self.min_chars)
+        return self
 
 
 class Paragraphs(Strategy):
     name = "paragraph"
     family = "evidence"
     version = "1"
-    defaults = {"min_chars": 200, "max_chars": 1000}
+    Params = ParagraphParams
     bound_param = "max_chars"
 
-    def check(self, p, where):
-        if p["max_chars"] <= 0:
-            raise ValueError(f"{where}: parameter 'max_chars' must be > 0")
-        if not 0 <= p["min_chars"] <= p["max_chars"]:
-            raise ValueError(f"{where}: parameter 'min_chars' must be between 0 and max_chars")
-
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
-        from .tables import caption_block, row_group_pieces, table_parts, table_piece
-
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         lo, hi = p["min_chars"], p["max_chars"]
         view = doc.view_text

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field, model_validator
+
 from ..parse.model import ParsedDocument
 from .context import Piece
+from .options import StrategyParams, field_error
 from .sections import section_at
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 
 
 def split_positions(text: str, start: int, end: int, size: int, seps: list[str]) -> list[tuple[int, int]]:
@@ -52,19 +56,25 @@ def split_positions(text: str, start: int, end: int, size: int, seps: list[str])
     return out
 
 
+class RecursiveParams(StrategyParams):
+    size: int = Field(500, gt=0)
+    separators: list[str] = Field(default_factory=lambda: ["\n\n", "\n", ". ", " "])  # tried in order
+
+    @model_validator(mode="after")
+    def _separators_not_empty(self) -> "RecursiveParams":
+        if not all(self.separators):
+            raise field_error("separators", "expected non-empty strings", self.separators)
+        return self
+
+
 class Recursive(Strategy):
     name = "recursive"
     family = "plain"
-    defaults = {"size": 500, "separators": ["\n\n", "\n", ". ", " "]}
+    Params = RecursiveParams
     bound_param = "size"
 
-    def check(self, p, where):
-        if p["size"] <= 0:
-            raise ValueError(f"{where}: size must be > 0")
-        if not all(isinstance(s, str) and s for s in p["separators"]):
-            raise ValueError(f"{where}: separators must be non-empty strings")
-
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         text = doc.view_text
         spans = split_positions(text, 0, len(text), p["size"], list(p["separators"]))

@@ -1,5 +1,6 @@
 """All chunking strategies by name. Add a strategy: write a module with a Strategy
-subclass and list it here; its ``version`` joins every config hash that uses it."""
+subclass (its ``Params`` model, its ``pieces``) and list it here — or ``register()`` it from
+elsewhere (a plug-in, a test); its ``version`` joins every config hash that uses it."""
 from __future__ import annotations
 
 from .auto import Auto
@@ -19,6 +20,23 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     FixedChars(), Recursive(), Structure(), FixedTokens(), Sentences(), Paragraphs(), Semantic(),
     Transcript(), Packed(), Auto(), LangChainRecursive(), ChonkieRecursive(),
 )}
+
+
+def register(strategy: Strategy, replace: bool = False) -> Strategy:
+    """Make ``strategy`` known by its ``name`` to chunkers files and build_chunk_set. A name
+    already taken is an error unless ``replace``."""
+    if not getattr(strategy, "name", None):
+        raise ValueError(f"{type(strategy).__name__}: a strategy needs a name")
+    if strategy.name in STRATEGIES and not replace:
+        taken = type(STRATEGIES[strategy.name]).__name__
+        raise ValueError(f"strategy {strategy.name!r} is already registered ({taken})")
+    STRATEGIES[strategy.name] = strategy
+    return strategy
+
+
+def unregister(name: str) -> None:
+    """Forget a registered strategy (a test's toy one)."""
+    STRATEGIES.pop(name, None)
 
 
 def strategy_version(name: str) -> str:

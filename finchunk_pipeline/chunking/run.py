@@ -9,11 +9,12 @@ enricher added) is copied from that set's Parquet instead of being chunked again
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import pandas as pd
+import pyarrow as pa
 
 from ..parse.store import BlockStore
 from ..storage import stable_hash
@@ -21,11 +22,12 @@ from .bound import SPLIT_NOTE, span_chars
 from .chunker import chunk_document
 from .config import ChunkerConfig
 from .model import Chunk
-from .notes import collecting
+from .notes import Notes, collecting
 from .registry import STRATEGIES
 from .stats import chunk_set_stats
 from .store import ChunkStore, chunks_to_table
-from .tokens import token_counter
+from .strategy import call_prepare
+from .strategy_context import DEFAULT_EMBED_BACKEND, ChunkingContext
 
 # documents a strategy that prepares in bulk (semantic: one batched embedding call) gets at once
 PREPARE_GROUP = 256
@@ -50,11 +52,13 @@ def _meta_value(v):
     return str(v)
 
 
-def inputs_hash(config: ChunkerConfig, parsed: pd.DataFrame, model_path: str | None) -> str:
+def inputs_hash(config: ChunkerConfig, parsed: pd.DataFrame, model_path: str | None,
+                embed_backend: str = DEFAULT_EMBED_BACKEND) -> str:
     """Everything a chunk set is built from: the configuration, each document's blocks
     (content hash + parser) and the metadata strategies and context headers read
     (META_FIELDS: title, issuer, fiscal_year, period_end, doc_type, ... — a changed title
-    changes the headers, a changed doc_type what ``auto`` does), and the tokenizer."""
+    changes the headers, a changed doc_type what ``auto`` does), the tokenizer, and for a
+    strategy that embeds (semantic: its cuts follow the vectors) the embedding backend."""
     fields = [f for f in META_FIELDS if f in parsed.columns]
     docs = sorted(
         (d, sha, key, [_meta_value(v) for v in meta])
@@ -62,80 +66,95 @@ def inputs_hash(config: ChunkerConfig, parsed: pd.DataFrame, model_path: str | N
                                       *(parsed[f] for f in fields)))
     key = {"config": config.chunks_version_name, "docs": docs, "meta_fields": fields,
            "tokenizer": model_path or "default"}
-    if STRATEGIES[config.strategy].embeds:  # semantic: its cuts follow the backend's vectors
-        from ..index.onnx_backend import backend_from_env
-
-        key["embedding_backend"] = backend_from_env()
+    if STRATEGIES[config.strategy].embeds:
+        key["embedding_backend"] = embed_backend
     return stable_hash(key)
 
 
 def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockStore, store: ChunkStore,
                     model_path: str | None = None, progress: Callable[[int, int], None] | None = None,
-                    force: bool = False, embeddings_dir: str | Path | None = None) -> ChunkSetResult:
+                    force: bool = False, embeddings_dir: str | Path | None = None,
+                    embed_backend: str = DEFAULT_EMBED_BACKEND) -> ChunkSetResult:
     """``parsed``: the parsed-blocks manifest (document metadata + sha + parser_key);
-    ``embeddings_dir``: the embedding cache a strategy that embeds (semantic) uses.
-
-    Documents are read and chunked one at a time (memory stays flat in the corpus size); a
-    strategy with a bulk ``prepare`` step gets ``PREPARE_GROUP`` documents at a time."""
-    from .semantic import embedding_cache
-
-    key = inputs_hash(config, parsed, model_path)
+    ``model_path``, ``embeddings_dir``, ``embed_backend``: the run's model (None: the
+    packaged one), embedding cache and embedding backend, handed to the strategy in a
+    ChunkingContext. A stored chunk set with the same inputs is reused (unless ``force``),
+    one of another name with the same chunking is copied."""
+    key = inputs_hash(config, parsed, model_path, embed_backend)
     version = config.chunks_version_name
     existing = store.manifest(version)
     if existing and existing.get("inputs") == key and not force:
         return ChunkSetResult(version, False, existing)
     if not force:
-        twin = stored_twin(config, parsed, store, model_path)
+        twin = stored_twin(config, parsed, store, model_path, embed_backend)
         if twin is not None:
             return _copy_twin(config, twin, key, store)
-    counter = token_counter(model_path)
-    chunks: list[Chunk] = []
-    source_chars = 0
-    over_bound: list[str] = []
-    records = parsed.to_dict("records")
-    strategy = STRATEGIES[config.strategy]
-    group = PREPARE_GROUP if strategy.prepares() else 1
-    done = 0
-    with collecting() as notes, embedding_cache(embeddings_dir):
-        for start in range(0, len(records), group):
-            batch = []
-            for rec in records[start:start + group]:
-                doc = blocks.read(rec["parser_key"], rec["sha"], doc_id=rec["doc_id"])
-                batch.append((doc, {k: rec.get(k) for k in META_FIELDS}))
-            if len(batch) > 1:  # one document: pieces does the same work itself
-                strategy.prepare(batch, config.params)
-            for doc, meta in batch:
-                source_chars += len(doc.view_text)
-                doc_chunks = chunk_document(config, doc, meta, counter)
-                bound = strategy.char_bound(config.params, doc, meta)
-                if bound:  # enforced by chunk_document: any chunk over it is a bug to surface
-                    over_bound.extend(c.chunk_id for c in doc_chunks if span_chars(c.view_spans) > bound)
-                chunks.extend(doc_chunks)
-                done += 1
-                if progress:
-                    progress(done, len(records))
-            del batch
-    table = chunks_to_table(chunks)
-    df = table.select(["embedding_text", "source_text", "n_tokens", "over_limit"]).to_pandas()
-    manifest = {
-        "chunk_set": config.name, "version": version, "strategy": config.strategy,
-        "params": config.params, "header": config.header, "context_fields": list(config.context_fields),
-        "inputs": key, "documents": len(records), "source_chars": source_chars,
-        "model_max_tokens": counter.max_tokens, **chunk_set_stats(df, source_chars),
-        # the strategy's declared bound on a chunk's characters of document text, the chunks
-        # over it (0 unless enforcement failed), and the pieces split by characters to meet it
-        "char_bound": strategy.char_bound(config.params),
-        "max_span_chars": max((span_chars(c.view_spans) for c in chunks), default=0),
-        "over_bound": len(over_bound), "over_bound_examples": over_bound[:20],
-        "split_to_bound": notes.counts.get(SPLIT_NOTE, 0),
-        "notes": notes.as_dict(),
-    }
+    context = ChunkingContext(model_path, embeddings_dir, embed_backend)
+    with collecting() as notes:
+        built = _chunk_all(config, parsed, blocks, context, progress)
+    table = chunks_to_table(built.chunks)
+    manifest = _manifest(config, built, table, key, context.counter.max_tokens, notes)
     store.write(version, table, manifest)
     return ChunkSetResult(version, True, manifest)
 
 
+@dataclass
+class _Built:
+    """What chunking every document gave: the chunks, and what the manifest reports."""
+    chunks: list[Chunk] = field(default_factory=list)
+    documents: int = 0
+    source_chars: int = 0
+    over_bound: list[str] = field(default_factory=list)  # chunk ids over the strategy's bound
+
+
+def _chunk_all(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockStore, context: ChunkingContext,
+               progress: Callable[[int, int], None] | None) -> _Built:
+    """Documents are read and chunked one at a time (memory stays flat in the corpus size); a
+    strategy with a bulk ``prepare`` step gets ``PREPARE_GROUP`` documents at a time."""
+    strategy = STRATEGIES[config.strategy]
+    records = parsed.to_dict("records")
+    group = PREPARE_GROUP if strategy.prepares() else 1
+    built = _Built(documents=len(records))
+    for start in range(0, len(records), group):
+        batch = [(blocks.read(rec["parser_key"], rec["sha"], doc_id=rec["doc_id"]),
+                  {k: rec.get(k) for k in META_FIELDS}) for rec in records[start:start + group]]
+        if len(batch) > 1:  # one document: pieces does the same work itself
+            call_prepare(strategy, batch, config.params, context)
+        for i, (doc, meta) in enumerate(batch, start + 1):
+            built.source_chars += len(doc.view_text)
+            doc_chunks = chunk_document(config, doc, meta, context.counter, context)
+            bound = strategy.char_bound(config.params, doc, meta)
+            if bound:  # enforced by chunk_document: any chunk over it is a bug to surface
+                built.over_bound.extend(c.chunk_id for c in doc_chunks if span_chars(c.view_spans) > bound)
+            built.chunks.extend(doc_chunks)
+            if progress:
+                progress(i, len(records))
+        del batch
+    return built
+
+
+def _manifest(config: ChunkerConfig, built: _Built, table: pa.Table, key: str, model_max_tokens: int,
+              notes: Notes) -> dict:
+    """The stored chunk set's manifest: what it is, its statistics and its bound checks."""
+    strategy = STRATEGIES[config.strategy]
+    df = table.select(["embedding_text", "source_text", "n_tokens", "over_limit"]).to_pandas()
+    return {
+        "chunk_set": config.name, "version": config.chunks_version_name, "strategy": config.strategy,
+        "params": config.params, "header": config.header, "context_fields": list(config.context_fields),
+        "inputs": key, "documents": built.documents, "source_chars": built.source_chars,
+        "model_max_tokens": model_max_tokens, **chunk_set_stats(df, built.source_chars),
+        # the strategy's declared bound on a chunk's characters of document text, the chunks
+        # over it (0 unless enforcement failed), and the pieces split by characters to meet it
+        "char_bound": strategy.char_bound(config.params),
+        "max_span_chars": max((span_chars(c.view_spans) for c in built.chunks), default=0),
+        "over_bound": len(built.over_bound), "over_bound_examples": built.over_bound[:20],
+        "split_to_bound": notes.counts.get(SPLIT_NOTE, 0),
+        "notes": notes.as_dict(),
+    }
+
+
 def stored_twin(config: ChunkerConfig, parsed: pd.DataFrame, store: ChunkStore,
-                model_path: str | None = None) -> str | None:
+                model_path: str | None = None, embed_backend: str = DEFAULT_EMBED_BACKEND) -> str | None:
     """The version name of a complete stored chunk set of another name whose chunks this
     configuration would reproduce exactly: same chunking hash (strategy, parameters, header,
     code) and same inputs (documents, metadata, tokenizer). None when there is none."""
@@ -148,7 +167,7 @@ def stored_twin(config: ChunkerConfig, parsed: pd.DataFrame, store: ChunkStore,
             continue
         manifest = store.manifest(folder.name)
         twin = dataclasses.replace(config, name=name, enrich=None, description="")
-        if manifest and manifest.get("inputs") == inputs_hash(twin, parsed, model_path):
+        if manifest and manifest.get("inputs") == inputs_hash(twin, parsed, model_path, embed_backend):
             return folder.name
     return None
 
@@ -156,7 +175,6 @@ def stored_twin(config: ChunkerConfig, parsed: pd.DataFrame, store: ChunkStore,
 def _copy_twin(config: ChunkerConfig, twin: str, key: str, store: ChunkStore) -> ChunkSetResult:
     """This configuration's chunk set from the stored Parquet of ``twin`` (no parsing, no
     chunking): the same rows, ``chunk_set`` renamed."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pq.read_table(store.path(twin))

@@ -18,27 +18,32 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import numpy as np
+from pydantic import Field, model_validator
 
 from ..parse.model import BlockKind, ParsedDocument
 from .context import Piece
 from .notes import note
+from .options import StrategyParams, field_error
 from .sentence import sentence_units
 from .strategy import Strategy
+from .strategy_context import ChunkingContext, or_default
 
 _CACHE: dict[tuple[str, str], np.ndarray] = {}  # (model id, text sha256) -> vector, this process
 _CACHE_MAX = 200_000
-# the embedding cache folder (``<data>/embeddings``) of the chunk-set build in progress;
-# None: Settings().embeddings_dir
+# the embedding cache folder for callers without a ChunkingContext that names one (tests,
+# benches: ``with embedding_cache(folder)``); None: Settings().embeddings_dir
 _CACHE_DIR: ContextVar[str | None] = ContextVar("finchunk_semantic_cache_dir", default=None)
 
 
 @contextmanager
 def embedding_cache(folder: str | Path | None) -> Iterator[None]:
-    """Sentence embeddings go to (and come from) this embedding cache folder meanwhile."""
+    """Sentence embeddings go to (and come from) this embedding cache folder meanwhile,
+    unless the strategy's ChunkingContext names its own."""
     token = _CACHE_DIR.set(None if folder is None else str(folder))
     try:
         yield
@@ -46,20 +51,23 @@ def embedding_cache(folder: str | Path | None) -> Iterator[None]:
         _CACHE_DIR.reset(token)
 
 
-def _embedder(model_path: str | None):
-    from ..index.embed import get_embedder
+def _embedder(context: ChunkingContext | None):
+    """The context's embedder (the default context without one), over the context's
+    embedding cache, else the one ``embedding_cache`` set."""
+    context = or_default(context)
+    if context.embeddings_dir is None and _CACHE_DIR.get() is not None:
+        context = replace(context, embeddings_dir=_CACHE_DIR.get())
+    return context.embedder()
 
-    return get_embedder(model_path, _CACHE_DIR.get())
 
-
-def embed(texts: list[str], model_path: str | None = None) -> np.ndarray:
+def embed(texts: list[str], context: ChunkingContext | None = None) -> np.ndarray:
     """Normalised embeddings: from this process's memo, else through the pipeline's Embedder
     (index/embed.py: the embedding cache by text hash on disk — its own "sentences" folder
     beside the chunk embeddings' —, duplicates embedded once, length-sorted batches; its
-    backend, FINCHUNK_EMBED_BACKEND)."""
+    backend, the context's ``embed_backend``)."""
     from ..storage import sha256_text
 
-    embedder = _embedder(model_path)
+    embedder = _embedder(context)
     mid = embedder.model_id
     keys = [sha256_text(t) for t in texts]
     found: dict[str, np.ndarray] = {}
@@ -98,6 +106,20 @@ TABLE_NOTE = "table rows not embedded (grouped by position)"
 CAP_NOTE = "sentences past max_sentences per document not embedded (grouped by position)"
 
 
+class SemanticParams(StrategyParams):
+    window: int = Field(2, ge=1)               # units on each side of a gap
+    percentile: float = Field(25.0, gt=0, lt=100)  # gaps below this percentile of similarities cut
+    min_chars: int = Field(200, ge=0)
+    max_chars: int = Field(1200, gt=0)
+    max_sentences: int = Field(5000, ge=1)     # sentences embedded per document (the rest by position)
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> "SemanticParams":
+        if self.min_chars >= self.max_chars:
+            raise field_error("min_chars", f"expected >= 0 and < max_chars ({self.max_chars})", self.min_chars)
+        return self
+
+
 class Semantic(Strategy):
     name = "semantic"
     # 2: table rows are not embedded (grouped by position); at most max_sentences sentences
@@ -106,19 +128,9 @@ class Semantic(Strategy):
     #    1,500 characters on the default corpus): a short caption or heading starts its
     #    first piece, its notes may close its last
     version = "3"
-    defaults = {"window": 2, "percentile": 25.0, "min_chars": 200, "max_chars": 1200, "max_sentences": 5000}
+    Params = SemanticParams
     bound_param = "max_chars"
     embeds = True
-
-    def check(self, p, where):
-        if p["window"] < 1:
-            raise ValueError(f"{where}: parameter 'window' must be >= 1")
-        if not 0 < p["percentile"] < 100:
-            raise ValueError(f"{where}: parameter 'percentile' must be between 0 and 100")
-        if p["max_chars"] <= 0 or not 0 <= p["min_chars"] < p["max_chars"]:
-            raise ValueError(f"{where}: parameter 'min_chars' must be >= 0 and < max_chars (> 0)")
-        if p["max_sentences"] < 1:
-            raise ValueError(f"{where}: parameter 'max_sentences' must be >= 1")
 
     @staticmethod
     def _units(doc: ParsedDocument, p: dict[str, Any]):
@@ -131,7 +143,8 @@ class Semantic(Strategy):
         embedded[text_units[:p["max_sentences"]]] = True
         return units, is_row, text_units, embedded
 
-    def prepare(self, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]], params: dict[str, Any]) -> None:
+    def prepare(self, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]], params: dict[str, Any],
+                context: ChunkingContext | None = None) -> None:
         """Embed the sentences of many documents in one call (one length-sorted sequence of
         batches through the embedding cache) before ``pieces`` reads them one document at a
         time from the process memo."""
@@ -146,98 +159,44 @@ class Semantic(Strategy):
             view = doc.view_text
             texts.extend(view[s:e] for ((s, e), _), keep in zip(units, embedded) if keep)
         if texts:
-            embed(texts)
+            embed(texts, context)
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
-        """Cost bounded: table rows are never embedded (they are grouped by position, with
-        the text around a table when it fits), and at most ``max_sentences`` sentences of a
-        document are; the rest is grouped by position. Both are counted in the chunk set's
-        notes."""
-        p = self.resolve(params)
+    @staticmethod
+    def _gap_similarities(doc: ParsedDocument, units, embedded: np.ndarray, window: int,
+                          context: ChunkingContext | None) -> np.ndarray:
+        """Similarity at each gap between two embedded neighbours (NaN elsewhere); windows
+        stay within a run of embedded units, never across a table."""
         view = doc.view_text
-        units, is_row, text_units, embedded = self._units(doc, p)
-        if not units:
-            return []
-        n = len(units)
-        note(TABLE_NOTE, sum(is_row), doc.doc_id)
-        note(CAP_NOTE, len(text_units) - int(embedded.sum()), doc.doc_id)
-
-        # similarity at each gap between two embedded neighbours (NaN elsewhere); windows
-        # stay within a run of embedded units, never across a table
-        sims = np.full(max(0, n - 1), np.nan, np.float32)
+        sims = np.full(max(0, len(units) - 1), np.nan, np.float32)
         idx = np.flatnonzero(embedded)
         if len(idx):
-            vecs = embed([view[s:e] for (s, e), _ in (units[i] for i in idx)])
+            vecs = embed([view[s:e] for (s, e), _ in (units[i] for i in idx)], context)
             run_start = 0
             for j in range(1, len(idx) + 1):
                 if j == len(idx) or idx[j] != idx[j - 1] + 1:
                     run = idx[run_start:j]
                     if len(run) > 1:
-                        sims[run[0]:run[-1]] = gap_similarities(vecs[run_start:j], p["window"])
+                        sims[run[0]:run[-1]] = gap_similarities(vecs[run_start:j], window)
                     run_start = j
-        valid = sims[~np.isnan(sims)]
-        thr = float(np.percentile(valid, p["percentile"])) if len(valid) else 1.0
+        return sims
 
-        # cuts: low similarity between embedded neighbours, a section change, two different
-        # tables back to back; a table is not cut from the text around it (its caption, its notes)
-        cuts = {g + 1 for g in range(n - 1)
-                if (not np.isnan(sims[g]) and sims[g] < thr)
-                or units[g][1].section_path != units[g + 1][1].section_path
-                or (is_row[g] and is_row[g + 1] and units[g][1].parent_id != units[g + 1][1].parent_id)}
-        bounds = sorted(cuts | {0, n})
-        segs = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
+        """Cost bounded: table rows are never embedded (they are grouped by position, with
+        the text around a table when it fits), and at most ``max_sentences`` sentences of a
+        document are; the rest is grouped by position. Both are counted in the chunk set's
+        notes."""
+        p = self.resolve(params)
+        units, is_row, text_units, embedded = self._units(doc, p)
+        if not units:
+            return []
+        note(TABLE_NOTE, sum(is_row), doc.doc_id)
+        note(CAP_NOTE, len(text_units) - int(embedded.sum()), doc.doc_id)
 
-        def chars(a: int, b: int) -> int:
-            return units[b - 1][0][1] - units[a][0][0]
-
-        def split_text(a: int, b: int) -> list[tuple[int, int]]:
-            """Embedded text over max_chars: cut at its lowest similarity gaps."""
-            out, stack = [], [(a, b)]
-            while stack:
-                x, y = stack.pop()
-                if chars(x, y) <= p["max_chars"] or y - x == 1:
-                    out.append((x, y))
-                else:
-                    g = x + int(np.argmin(sims[x:y - 1])) + 1
-                    stack.extend([(g, y), (x, g)])
-            return out
-
-        # enforce max_chars: embedded text is cut at its lowest similarity gaps; then those
-        # pieces, table rows and text past the cap are packed by position up to max_chars
-        # (linear: a 60,000-row table is one pass)
-        final: list[tuple[int, int]] = []
-        for a, b in segs:
-            if chars(a, b) <= p["max_chars"] or b - a == 1:
-                final.append((a, b))
-                continue
-            atoms: list[tuple[int, int]] = []
-            i = a
-            while i < b:
-                j = i + 1
-                while j < b and embedded[j] and embedded[i]:
-                    j += 1
-                atoms.extend(split_text(i, j) if embedded[i] else [(i, j)])
-                i = j
-            start, end = atoms[0]
-            for x, y in atoms[1:]:
-                # a table starts a new piece unless what precedes it is short (a heading, a
-                # caption): its header rows stay with its first rows
-                table_starts = is_row[x] and not is_row[x - 1] and chars(start, end) >= p["min_chars"]
-                if chars(start, y) <= p["max_chars"] and not table_starts:
-                    end = y
-                else:
-                    final.append((start, end))
-                    start, end = x, y
-            final.append((start, end))
-        # merge small segments into the previous one of the same section (if it stays under max)
-        merged: list[tuple[int, int]] = []
-        for a, b in final:
-            if merged and chars(a, b) < p["min_chars"]:
-                pa, _ = merged[-1]
-                if units[pa][1].section_path == units[a][1].section_path and chars(pa, b) <= p["max_chars"]:
-                    merged[-1] = (pa, b)
-                    continue
-            merged.append((a, b))
+        sims = self._gap_similarities(doc, units, embedded, p["window"], context)
+        segs = _segments(units, is_row, sims, p["percentile"])
+        sizer = _Sizer(units, embedded, is_row, sims, p["max_chars"], p["min_chars"])
+        merged = sizer.merge_small([piece for a, b in segs for piece in sizer.bounded(a, b)])
         out: list[Piece] = []
         for a, b in merged:
             group = units[a:b]
@@ -246,3 +205,85 @@ class Semantic(Strategy):
             out.append(Piece([u[0] for u in group], kind, group[0][1].section_path, None,
                              list(dict.fromkeys(u[1].block_id for u in group))))
         return out
+
+
+def _segments(units, is_row: list[bool], sims: np.ndarray, percentile: float) -> list[tuple[int, int]]:
+    """Cuts: low similarity between embedded neighbours (under the document's
+    ``percentile``), a section change, two different tables back to back; a table is not
+    cut from the text around it (its caption, its notes)."""
+    n = len(units)
+    valid = sims[~np.isnan(sims)]
+    thr = float(np.percentile(valid, percentile)) if len(valid) else 1.0
+    cuts = {g + 1 for g in range(n - 1)
+            if (not np.isnan(sims[g]) and sims[g] < thr)
+            or units[g][1].section_path != units[g + 1][1].section_path
+            or (is_row[g] and is_row[g + 1] and units[g][1].parent_id != units[g + 1][1].parent_id)}
+    bounds = sorted(cuts | {0, n})
+    return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+
+
+class _Sizer:
+    """Holds segments (unit ranges) to ``max_chars``: embedded text is cut at its lowest
+    similarity gaps, then those pieces, table rows and text past the cap are packed by
+    position up to max_chars (linear: a 60,000-row table is one pass); a segment under
+    ``min_chars`` joins the previous one of its section."""
+
+    def __init__(self, units, embedded: np.ndarray, is_row: list[bool], sims: np.ndarray,
+                 max_chars: int, min_chars: int):
+        self.units, self.embedded, self.is_row, self.sims = units, embedded, is_row, sims
+        self.max_chars, self.min_chars = max_chars, min_chars
+
+    def chars(self, a: int, b: int) -> int:
+        return self.units[b - 1][0][1] - self.units[a][0][0]
+
+    def split_text(self, a: int, b: int) -> list[tuple[int, int]]:
+        """Embedded text over max_chars: cut at its lowest similarity gaps."""
+        out, stack = [], [(a, b)]
+        while stack:
+            x, y = stack.pop()
+            if self.chars(x, y) <= self.max_chars or y - x == 1:
+                out.append((x, y))
+            else:
+                g = x + int(np.argmin(self.sims[x:y - 1])) + 1
+                stack.extend([(g, y), (x, g)])
+        return out
+
+    def bounded(self, a: int, b: int) -> list[tuple[int, int]]:
+        """One segment as ranges of at most max_chars (a single unit may exceed it)."""
+        if self.chars(a, b) <= self.max_chars or b - a == 1:
+            return [(a, b)]
+        embedded, atoms = self.embedded, []
+        i = a
+        while i < b:
+            j = i + 1
+            while j < b and embedded[j] and embedded[i]:
+                j += 1
+            atoms.extend(self.split_text(i, j) if embedded[i] else [(i, j)])
+            i = j
+        out: list[tuple[int, int]] = []
+        start, end = atoms[0]
+        for x, y in atoms[1:]:
+            # a table starts a new piece unless what precedes it is short (a heading, a
+            # caption): its header rows stay with its first rows
+            table_starts = self.is_row[x] and not self.is_row[x - 1] and self.chars(start, end) >= self.min_chars
+            if self.chars(start, y) <= self.max_chars and not table_starts:
+                end = y
+            else:
+                out.append((start, end))
+                start, end = x, y
+        out.append((start, end))
+        return out
+
+    def merge_small(self, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """A range under min_chars joins the previous one of the same section if the two stay
+        under max_chars."""
+        merged: list[tuple[int, int]] = []
+        units = self.units
+        for a, b in ranges:
+            if merged and self.chars(a, b) < self.min_chars:
+                pa, _ = merged[-1]
+                if units[pa][1].section_path == units[a][1].section_path and self.chars(pa, b) <= self.max_chars:
+                    merged[-1] = (pa, b)
+                    continue
+            merged.append((a, b))
+        return merged

@@ -16,9 +16,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pydantic import Field, model_validator
+
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece
+from .options import StrategyParams, field_error
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
 
 ABBREVIATIONS = frozenset("""
 inc corp co ltd llc plc lp llp bv nv sa ag gmbh no nos mr mrs ms dr prof st jr sr vs v etc approx
@@ -142,6 +146,18 @@ def sentence_units(doc: ParsedDocument, include_headings: bool = False) -> list[
     return units
 
 
+class SentenceParams(StrategyParams):
+    n: int = Field(5, gt=0)             # sentences per chunk
+    overlap: int = Field(1, ge=0)       # sentences shared with the previous chunk
+    max_chars: int = Field(2000, gt=0)
+
+    @model_validator(mode="after")
+    def _overlap_below_n(self) -> "SentenceParams":
+        if self.overlap >= self.n:
+            raise field_error("overlap", f"expected >= 0 and < n ({self.n})", self.overlap)
+        return self
+
+
 class Sentences(Strategy):
     """Windows of ``n`` sentences (table rows count as sentences) with ``overlap`` sentences
     repeated; a window never crosses a section boundary; a section's heading travels with
@@ -149,18 +165,11 @@ class Sentences(Strategy):
 
     name = "sentence"
     version = "1"
-    defaults = {"n": 5, "overlap": 1, "max_chars": 2000}
+    Params = SentenceParams
     bound_param = "max_chars"
 
-    def check(self, p, where):
-        if p["n"] <= 0:
-            raise ValueError(f"{where}: parameter 'n' must be > 0")
-        if not 0 <= p["overlap"] < p["n"]:
-            raise ValueError(f"{where}: parameter 'overlap' must be >= 0 and < n")
-        if p["max_chars"] <= 0:
-            raise ValueError(f"{where}: parameter 'max_chars' must be > 0")
-
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         n, max_chars = p["n"], p["max_chars"]
         units = sentence_units(doc, include_headings=True)

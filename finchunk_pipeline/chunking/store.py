@@ -1,7 +1,6 @@
 """Chunk sets as Parquet: ``<root>/<config version name>/chunks.parquet`` plus a manifest."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd

@@ -2,20 +2,29 @@
 
 A strategy reads a ParsedDocument (blocks + text view) and returns Pieces: which view ranges
 form each chunk. It never calls a parser and never builds texts; context.build_chunks does
-that uniformly. ``defaults`` lists every accepted parameter with its default value and type.
+that uniformly. ``Params`` (a pydantic model, chunking/options.py) declares every accepted
+parameter with its type, default and bounds.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any, ClassVar
+
+from pydantic import ValidationError
 
 from ..parse.model import ParsedDocument
 from .context import Piece
+from .options import StrategyParams, describe_errors
+from .strategy_context import ChunkingContext
 
 
 class Strategy:
     name: ClassVar[str]
     version: ClassVar[str] = "1"
-    defaults: ClassVar[dict[str, Any]] = {}
+    # the strategy's parameters: a StrategyParams model (types, defaults, bounds, rules)
+    Params: ClassVar[type[StrategyParams]] = StrategyParams
+    defaults: ClassVar[dict[str, Any]] = {}  # Params' defaults, filled in for each subclass
     requires: ClassVar[str | None] = None  # an optional module the strategy imports (an extra)
     uses: ClassVar[tuple[str, ...]] = ()    # strategies it delegates to: their versions join its own
     # "plain": cuts text without reading its structure (the baselines); "evidence": cuts along
@@ -28,26 +37,32 @@ class Strategy:
     # input key (FINCHUNK_EMBED_BACKEND changes its vectors, hence its cuts)
     embeds: ClassVar[bool] = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.defaults = cls.default_params()  # once per class: resolve() runs for every document
+
     def available(self) -> bool:
         import importlib.util
 
         return self.requires is None or importlib.util.find_spec(self.requires) is not None
 
-    def validate(self, params: dict[str, Any], where: str = "") -> None:
-        for key, value in params.items():
-            if key not in self.defaults:
-                raise ValueError(f"{where}: unknown parameter {key!r} for strategy {self.name!r}; "
-                                 f"accepted: {sorted(self.defaults)}")
-            expected = type(self.defaults[key])
-            ok = isinstance(value, expected) or (expected is float and isinstance(value, int))
-            if not ok or isinstance(value, bool) != isinstance(self.defaults[key], bool):
-                raise ValueError(f"{where}: parameter {key!r} must be {expected.__name__}, got {value!r}")
-        self.check(self.resolve(params), where)
+    @classmethod
+    def default_params(cls) -> dict[str, Any]:
+        """Every parameter with its default value (from ``Params``)."""
+        return {name: f.get_default(call_default_factory=True) for name, f in cls.Params.model_fields.items()}
 
-    def check(self, p: dict[str, Any], where: str) -> None:
-        """Cross-parameter checks; override."""
+    def validate(self, params: dict[str, Any], where: str = "") -> None:
+        """Raise ValueError naming ``where``, the parameter and the problem (``Params``:
+        types, bounds and cross-parameter rules)."""
+        try:
+            self.Params.model_validate(params)
+        except ValidationError as exc:
+            unknown = f"unknown parameter {{field!r}} for strategy {self.name!r}; accepted: {{accepted}}"
+            raise ValueError(describe_errors(exc, self.Params, where, "params", unknown)) from None
 
     def resolve(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The parameters as given, the defaults for the rest (as plain values: the chunks
+        never depend on pydantic's conversions)."""
         return {**self.defaults, **params}
 
     def char_bound(self, params: dict[str, Any], doc: ParsedDocument | None = None,
@@ -60,7 +75,7 @@ class Strategy:
         every strategy's pieces."""
         return int(self.resolve(params)[self.bound_param]) if self.bound_param else None
 
-    def prepare(self, docs, params: dict[str, Any]) -> None:
+    def prepare(self, docs, params: dict[str, Any], context: ChunkingContext | None = None) -> None:
         """Optional: work for many documents at once before ``pieces`` is called on each of
         them (``docs``: (ParsedDocument, meta) pairs), e.g. embedding all their sentences in
         one batched call. The chunks must not depend on whether it ran."""
@@ -69,5 +84,33 @@ class Strategy:
     def prepares(cls) -> bool:
         return cls.prepare is not Strategy.prepare
 
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         raise NotImplementedError
+
+
+def call_pieces(strategy: Strategy, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+                context: ChunkingContext | None) -> list[Piece]:
+    """``strategy.pieces`` with the run's context, or without it for a strategy written
+    before the context (``pieces(self, doc, params, meta)``: one that needs no model)."""
+    if _takes_context(strategy.pieces):
+        return strategy.pieces(doc, params, meta, context=context)
+    return strategy.pieces(doc, params, meta)
+
+
+def call_prepare(strategy: Strategy, docs, params: dict[str, Any], context: ChunkingContext | None) -> None:
+    """``strategy.prepare`` with the run's context (or without it, as ``call_pieces``)."""
+    if _takes_context(strategy.prepare):
+        strategy.prepare(docs, params, context=context)
+    else:
+        strategy.prepare(docs, params)
+
+
+def _takes_context(method: Any) -> bool:
+    return _accepts_context(getattr(method, "__func__", method))
+
+
+@functools.lru_cache(maxsize=256)
+def _accepts_context(fn: Any) -> bool:
+    params = inspect.signature(fn).parameters
+    return "context" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())

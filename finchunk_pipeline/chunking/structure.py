@@ -16,12 +16,21 @@
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from ..parse.model import Block, BlockKind, ParsedDocument
-from .context import Piece
-from .strategy import Strategy
+from pydantic import Field
 
+from ..parse.footnotes import cited_marks
+from ..parse.model import Block, BlockKind, ParsedDocument
+from .cited_notes import cited_notes, cited_notes_of, notes_by_mark
+from .context import Piece
+from .note_links import note_sections, referenced_notes
+from .options import StrategyParams
+from .sentence import split_sentences
+from .strategy import Strategy
+from .strategy_context import ChunkingContext
+from .tables import caption_block, row_group_pieces, table_parts, table_piece
 
 # "tables whole" (table_max_chars 0) holds for tables up to this size; a larger one (a
 # 60,000-row table) is split at row lines by the chunk-size bound (chunking/bound.py)
@@ -31,41 +40,8 @@ WHOLE_TABLE_MAX_CHARS = 8000
 ROW_GROUP_CONTEXT_CHARS = 600
 
 
-def notes_by_mark(doc: ParsedDocument) -> dict[str, list[Block]]:
-    out: dict[str, list[Block]] = {}
-    for b in doc.blocks:
-        if b.kind == BlockKind.NOTE and b.attrs.get("mark"):
-            out.setdefault(str(b.attrs["mark"]), []).append(b)
-    return out
-
-
-def cited_notes(block: Block, notes: dict[str, list[Block]]) -> list[Block]:
-    """The notes a block cites: for each mark, the first note defining it after the block
-    (footnotes print below what cites them), else the nearest one before."""
-    found: list[Block] = []
-    for mark in block.attrs.get("cites", []):
-        candidates = notes.get(str(mark), [])
-        after = [n for n in candidates if n.seq > block.seq]
-        pick = after[0] if after else (candidates[-1] if candidates else None)
-        if pick is not None and pick not in found:
-            found.append(pick)
-    return found
-
-
-def cited_notes_of(blocks: list[Block], notes: dict[str, list[Block]], exclude: set[str]) -> list[Block]:
-    """The notes any of ``blocks`` cite, once each, in citation order, minus ``exclude`` ids."""
-    out: list[Block] = []
-    for b in blocks:
-        for n in cited_notes(b, notes):
-            if n.block_id not in exclude and n not in out:
-                out.append(n)
-    return out
-
-
 def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list[Piece]:
     """Attach to each piece the note sections it refers to (see note_links.py)."""
-    from .note_links import note_sections, referenced_notes
-
     by_number, by_title = note_sections(doc, max_chars)
     if not by_number:
         return pieces
@@ -93,6 +69,13 @@ def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list
     return pieces
 
 
+class StructureParams(StrategyParams):
+    max_chars: int = Field(800, gt=0)          # text merged within a section up to this
+    attach_notes: bool = True                  # a block carries the footnotes it cites
+    table_max_chars: int = Field(0, ge=0)      # 0: tables whole (up to WHOLE_TABLE_MAX_CHARS); else row groups
+    link_notes_chars: int = Field(600, ge=0)   # notes to the statements referred to (0: none)
+
+
 class Structure(Strategy):
     name = "structure"
     family = "evidence"
@@ -102,7 +85,7 @@ class Structure(Strategy):
     # 5: notes to the financial statements referred to ("Note 6", a row titled like a note) linked
     # 6: the size bound leaves room for a row group's repeated table context (ROW_GROUP_CONTEXT_CHARS)
     version = "6"
-    defaults = {"max_chars": 800, "attach_notes": True, "table_max_chars": 0, "link_notes_chars": 600}
+    Params = StructureParams
 
     def char_bound(self, params, doc=None, meta=None):
         """Text up to max_chars; row groups up to table_max_chars of rows plus their repeated
@@ -112,17 +95,8 @@ class Structure(Strategy):
         tables = p["table_max_chars"] + ROW_GROUP_CONTEXT_CHARS if p["table_max_chars"] else WHOLE_TABLE_MAX_CHARS
         return max(p["max_chars"], tables) + p["link_notes_chars"]
 
-    def check(self, p, where):
-        if p["max_chars"] <= 0:
-            raise ValueError(f"{where}: parameter 'max_chars' must be > 0")
-        if p["link_notes_chars"] < 0:
-            raise ValueError(f"{where}: parameter 'link_notes_chars' must be >= 0 (0 = no note links)")
-        if p["table_max_chars"] < 0:
-            raise ValueError(f"{where}: parameter 'table_max_chars' must be >= 0 (0 = tables whole, up to 8,000 characters)")
-
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
-        from .tables import caption_block, row_group_pieces, table_parts, table_piece
-
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         max_chars, attach, table_max = p["max_chars"], p["attach_notes"], p["table_max_chars"]
         notes = notes_by_mark(doc) if attach else {}
@@ -215,11 +189,6 @@ class Structure(Strategy):
         """A paragraph longer than max_chars: consecutive sentences up to max_chars per piece
         (a sentence longer than that stays whole); each piece carries the footnotes its own
         sentences cite, and the first piece the headings above it."""
-        from dataclasses import replace
-
-        from ..parse.footnotes import cited_marks
-        from .sentence import split_sentences
-
         view = doc.view_text
         groups: list[tuple[int, int]] = []
         for s, e in split_sentences(view, b.vstart, b.vend):

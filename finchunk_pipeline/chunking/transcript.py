@@ -20,9 +20,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import Field
+
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece
+from .options import StrategyParams
 from .strategy import Strategy
+from .strategy_context import ChunkingContext
+from .structure import Structure
 
 _LABEL = re.compile(r"^\s*(?P<label>Operator|(?P<name>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,4})\s+(?:--|—|–)\s+"
                     r"(?P<title>[^:\n]{2,80})):\s")
@@ -155,35 +160,32 @@ def _speakers(turns: list[Turn]) -> str:
     return "; ".join(seen)
 
 
+class TranscriptParams(StrategyParams):
+    max_chars: int = Field(1500, ge=100)
+
+
 class Transcript(Strategy):
     name = "transcript"
     family = "evidence"
     version = "1"
     uses = ("structure",)  # documents that are not transcripts
-    defaults = {"max_chars": 1500}
+    Params = TranscriptParams
 
     def char_bound(self, params, doc=None, meta=None):
         """max_chars for a transcript; structure's bound for a document without turns."""
-        from .structure import Structure
-
         max_chars = self.resolve(params)["max_chars"]
         structure = Structure().char_bound({"max_chars": min(max_chars, 800)})
         if doc is None:
             return max(max_chars, structure)
         return max_chars if any(isinstance(it, Turn) for it in extract_turns(doc)) else structure
 
-    def check(self, p, where):
-        if p["max_chars"] < 100:
-            raise ValueError(f"{where}: parameter 'max_chars' must be >= 100")
-
-    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any]) -> list[Piece]:
+    def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
+               context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         max_chars = p["max_chars"]
         items = extract_turns(doc)
         if not any(isinstance(it, Turn) for it in items):
-            from .structure import Structure  # not a transcript: structure chunking
-
-            return Structure().pieces(doc, {"max_chars": min(max_chars, 800)}, meta)
+            return Structure().pieces(doc, {"max_chars": min(max_chars, 800)}, meta, context=context)
         event = str(meta.get("title") or "").strip() or next(
             (b.text for b in doc.blocks if b.kind == BlockKind.HEADING), doc.doc_id)
         out: list[Piece] = []
