@@ -19,9 +19,9 @@ TEXTS = ["Revenue grew 12% to $4.2 billion in fiscal 2024.",
 
 def test_backend_setting(monkeypatch, tmp_path):
     monkeypatch.delenv("FINCHUNK_EMBED_BACKEND", raising=False)
-    assert onnx_backend.backend_from_env() == "torch"
+    assert onnx_backend.default_backend() == "torch"
     monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "ONNX-int8")
-    assert onnx_backend.backend_from_env() == "onnx-int8"
+    assert onnx_backend.default_backend() == "onnx-int8"
     monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "tensorrt")
     with pytest.raises(ValueError, match="torch, onnx, onnx-int8"):
         Embedder(cache_dir=tmp_path)

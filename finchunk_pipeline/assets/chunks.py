@@ -1,10 +1,17 @@
 """Group "chunking": one chunk set per chunker configuration (a dynamic partition each)."""
 
 import pyarrow.parquet as pq
-from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetExecutionContext,
+    DataVersion,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from ..chunking.registry import STRATEGIES
 from ..chunking.run import build_chunk_set
+from ..index.onnx_backend import check_backend
 from ..progress import Progress
 from ..storage import stable_hash
 from .documents import parsed_blocks
@@ -20,9 +27,9 @@ def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, conf
 
     progress = Progress(f"chunk set {config.name}", "documents chunked", context.log.info)
     # the run's model (model_path / FINCHUNK_MODEL, Settings) reaches every strategy through here
-    # TODO(a14-merge): embed_backend=ws.settings.embed_backend
     result = build_chunk_set(config, parsed, ws.blocks, ws.chunks, ws.settings.model(), progress,
-                             embeddings_dir=ws.settings.embeddings_dir)
+                             embeddings_dir=ws.settings.embeddings_dir,
+                             embed_backend=check_backend(ws.settings.embed_backend))
     pipeline.push(ws.chunks.dir(version))
     m = result.manifest
     how = (f"copied from the stored chunk set {result.derived_from} (same chunking: nothing chunked)"

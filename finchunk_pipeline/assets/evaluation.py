@@ -8,13 +8,25 @@ evaluation/report.py.
 import base64
 from pathlib import Path
 
-from dagster import AssetExecutionContext, AutomationCondition, DataVersion, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetExecutionContext,
+    AutomationCondition,
+    DataVersion,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
-from ..evaluation.chunk_set import ChunkSetEvaluation, EvaluationOptions, evaluate_chunk_set
+from ..evaluation.chunk_set import (
+    ChunkSetEvaluation,
+    EvaluationOptions,
+    evaluate_chunk_set,
+)
 from ..evaluation.code import EVALUATION_CODE, EVALUATION_VERSION
 from ..evaluation.corpus_report import ANSWERS_FILE, corpus_report, stored_evaluations
 from ..evaluation.plots import write_plots
 from ..evaluation.report import render_markdown, write_report
+from ..index.onnx_backend import check_backend
 from ..storage import stable_hash, write_json
 from .dense import faiss_index
 from .indexes import bm25_index
@@ -31,7 +43,8 @@ def png_data_uri(path) -> str:
 def chunk_set_evaluation(pipeline: PipelineResource, config) -> ChunkSetEvaluation:
     """The evaluation of ``config``'s chunk set as this pipeline instance configures it."""
     options = EvaluationOptions(retrievers=tuple(pipeline.retriever_names()), model=pipeline.model(),
-                                budgets=tuple(pipeline.budget_list()))
+                                budgets=tuple(pipeline.budget_list()),
+                                embed_backend=check_backend(pipeline.settings().embed_backend))
     return ChunkSetEvaluation(pipeline.workspace(), pipeline.corpus(), config, options)
 
 

@@ -49,6 +49,7 @@ class EvaluationOptions:
     retrievers: tuple[str, ...]
     model: str | None          # embedding model folder; None: the packaged one
     budgets: tuple[int, ...]   # context budgets (characters)
+    embed_backend: str = "torch"  # how queries are embedded (the dense index's marker key names it too)
 
 
 @dataclass(frozen=True)

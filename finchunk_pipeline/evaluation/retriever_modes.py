@@ -55,7 +55,7 @@ def evaluate_retrievers(ws: Workspace, config: ChunkerConfig, options, passages:
                    else "no index built")
             log.info(f"{config.name}: {name} skipped ({why})")
             continue
-        retriever = load_retriever(name, index_dir, chunks, options.model)
+        retriever = load_retriever(name, index_dir, chunks, options.model, backend=options.embed_backend)
         own = retriever_index_bytes(name, index_dir)
         for mode in (*MODES, ROUTED):
             summary = evaluate_retriever(retriever, chunks, passages, questions, mode,

@@ -58,9 +58,6 @@ def default_backend(value: str | None = None) -> str:
     return check_backend(Settings().embed_backend)
 
 
-# kept for callers outside index/ that predate check_backend (chunking/run.py)
-backend_from_env = default_backend
-
 
 def available() -> bool:
     import importlib.util
