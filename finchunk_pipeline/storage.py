@@ -12,7 +12,7 @@ import re
 import secrets
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -117,6 +117,20 @@ def write_text(dest: str | os.PathLike, text: str) -> Path:
 
 def write_json(dest: str | os.PathLike, obj: Any) -> Path:
     return write_text(dest, json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def table_of(items: Iterable[Any], schema: pa.Schema, convert: dict[str, Callable[[Any], Any]] | None = None
+             ) -> pa.Table:
+    """A table of ``schema`` from objects with an attribute per column (the typed models:
+    Block, Chunk); ``convert`` maps a column to how its attribute is stored (spans as
+    structs, attrs as JSON, ...)."""
+    convert = convert or {}
+    cols: dict[str, list] = {name: [] for name in schema.names}
+    for item in items:
+        for name, values in cols.items():
+            value = getattr(item, name)
+            values.append(convert[name](value) if name in convert else value)
+    return pa.Table.from_pydict(cols, schema=schema)
 
 
 def write_parquet(dest: str | os.PathLike, table: pa.Table) -> Path:

@@ -7,7 +7,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..storage import read_json, safe_name, write_json, write_parquet
+from ..storage import read_json, safe_name, table_of, write_json, write_parquet
 from .model import Chunk
 
 SPAN = pa.struct([("start", pa.int64()), ("end", pa.int64())])
@@ -29,24 +29,13 @@ CHUNK_SCHEMA = pa.schema([
 ])
 
 
+def _span_structs(spans) -> list[dict]:
+    return [{"start": s, "end": e} for s, e in spans]
+
+
 def chunks_to_table(chunks: list[Chunk]) -> pa.Table:
-    cols = {name: [] for name in CHUNK_SCHEMA.names}
-    for c in chunks:
-        cols["chunk_id"].append(c.chunk_id)
-        cols["chunk_set"].append(c.chunk_set)
-        cols["doc_id"].append(c.doc_id)
-        cols["kind"].append(c.kind)
-        cols["spans"].append([{"start": s, "end": e} for s, e in c.spans])
-        cols["view_spans"].append([{"start": s, "end": e} for s, e in c.view_spans])
-        cols["section_path"].append(list(c.section_path))
-        cols["parent_id"].append(c.parent_id)
-        cols["source_text"].append(c.source_text)
-        cols["embedding_text"].append(c.embedding_text)
-        cols["display_text"].append(c.display_text)
-        cols["n_tokens"].append(c.n_tokens)
-        cols["over_limit"].append(c.over_limit)
-        cols["block_ids"].append(c.block_ids)
-    return pa.Table.from_pydict(cols, schema=CHUNK_SCHEMA)
+    return table_of(chunks, CHUNK_SCHEMA, {"spans": _span_structs, "view_spans": _span_structs,
+                                           "section_path": list})
 
 
 def spans_of(value) -> list[tuple[int, int]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..storage import safe_name, write_parquet
+from ..storage import safe_name, table_of, write_parquet
 from .model import Block, ParsedDocument
 from .offsets import OffsetMap
 
@@ -43,20 +43,6 @@ class BlockStore:
         return self.path(parser_key, doc_sha).exists()
 
     def write(self, parser_key: str, doc: ParsedDocument) -> Path:
-        rows = {name: [] for name in BLOCK_SCHEMA.names}
-        for b in doc.blocks:
-            rows["doc_id"].append(b.doc_id)
-            rows["block_id"].append(b.block_id)
-            rows["seq"].append(b.seq)
-            rows["kind"].append(b.kind)
-            rows["start"].append(b.start)
-            rows["end"].append(b.end)
-            rows["vstart"].append(b.vstart)
-            rows["vend"].append(b.vend)
-            rows["text"].append(b.text)
-            rows["section_path"].append(list(b.section_path))
-            rows["parent_id"].append(b.parent_id)
-            rows["attrs"].append(json.dumps(b.attrs, sort_keys=True))
         meta = {
             b"doc_id": doc.doc_id.encode(),
             b"doc_sha": doc.doc_sha.encode(),
@@ -66,7 +52,8 @@ class BlockStore:
             b"offsets": json.dumps(doc.offsets.to_dict()).encode(),
             b"warnings": json.dumps(doc.warnings).encode(),
         }
-        table = pa.Table.from_pydict(rows, schema=BLOCK_SCHEMA.with_metadata(meta))
+        table = table_of(doc.blocks, BLOCK_SCHEMA.with_metadata(meta),
+                         {"section_path": list, "attrs": lambda a: json.dumps(a, sort_keys=True)})
         return write_parquet(self.path(parser_key, doc.doc_sha), table)
 
     def read(self, parser_key: str, doc_sha: str, doc_id: str | None = None) -> ParsedDocument:
