@@ -10,6 +10,16 @@ import json
 import sys
 
 
+def add_store_args(p) -> None:
+    """Where a stored chunk set is (corpus, data root, chunker file) and the query model: the
+    options ``finchunk search`` and ``finchunk serve`` share."""
+    p.add_argument("--corpus", help="corpus folder (default: the embedded data/corpus/default)")
+    p.add_argument("--data", help="data root (default: data/store)")
+    p.add_argument("--chunkers", help="chunker config file (default: data/chunkers.yaml)")
+    p.add_argument("--model", help="embedding model path or name (default: the packaged all-MiniLM-L6-v2)")
+    p.add_argument("-v", "--verbose", action="store_true", help="full tracebacks")
+
+
 def register(sub) -> None:
     from ..index.registry import names
 
@@ -30,11 +40,7 @@ def register(sub) -> None:
     p.add_argument("--no-route", action="store_true",
                    help="do not route: by default the documents the query names (issuer, ticker, period, "
                         "document type) are inferred, printed and searched first")
-    p.add_argument("--corpus", help="corpus folder (default: the embedded data/corpus/default)")
-    p.add_argument("--data", help="data root (default: data/store)")
-    p.add_argument("--chunkers", help="chunker config file (default: data/chunkers.yaml)")
-    p.add_argument("--model", help="embedding model path or name (default: the packaged all-MiniLM-L6-v2)")
-    p.add_argument("-v", "--verbose", action="store_true", help="full tracebacks")
+    add_store_args(p)
     p.set_defaults(func=run)
 
 

@@ -23,16 +23,15 @@ HOST = "127.0.0.1"
 
 
 def register(sub) -> None:
+    from ..index.registry import names
+    from .search import add_store_args
+
     p = sub.add_parser("serve", help="serve one chunk set's search over HTTP on 127.0.0.1 (model kept warm)")
     p.add_argument("--chunk-set", required=True, help="chunk-set name from the chunker config (or a version name)")
-    p.add_argument("--retriever", default=None, choices=("bm25", "dense", "hybrid"),
+    p.add_argument("--retriever", default=None, choices=names(),
                    help="default: hybrid when the chunk set has a dense index, else bm25")
     p.add_argument("--port", type=int, default=8765)
-    p.add_argument("--corpus", help="corpus folder (default: the embedded data/corpus/default)")
-    p.add_argument("--data", help="data root (default: data/store)")
-    p.add_argument("--chunkers", help="chunker config file (default: data/chunkers.yaml)")
-    p.add_argument("--model", help="embedding model path or name (default: the packaged all-MiniLM-L6-v2)")
-    p.add_argument("-v", "--verbose", action="store_true", help="full tracebacks")
+    add_store_args(p)
     p.set_defaults(func=run)
 
 
