@@ -151,7 +151,7 @@ def test_dense_and_hybrid_over_the_representations(tmp_path, monkeypatch):
     from .test_index_dense import fake_embedder
 
     fake = fake_embedder(tmp_path)
-    monkeypatch.setattr(embed_mod, "get_embedder", lambda model_path=None, cache_dir=None: fake)
+    monkeypatch.setattr(embed_mod, "get_embedder", lambda model_path=None, cache_dir=None, backend=None: fake)
     chunks = pd.DataFrame({"chunk_id": ["a", "b", "c"],
                            "embedding_text": ["revenue grew", "dividend paid", "cash flow strong"]})
     enrichment = pd.DataFrame({"chunk_id": ["a", "b", "c"],
