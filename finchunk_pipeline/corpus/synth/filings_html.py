@@ -214,7 +214,8 @@ def _annual_statements(k: Filing, fy_vals, prior_vals):
     b.heading(2, "Item 8. Financial Statements and Supplementary Data")
     hdr = [[("", 1), (f"Year ended {md(c.fy_end)}", 2)],
            [(UNITS, 1), (str(c.fy_end.year), 1), (str(c.prior_end.year), 1)]]
-    notes = (f"Revenues are net of sales returns and allowances of ${money(sum(c.returns))} million for fiscal {US_FY}.",
+    returns = f"${money(sum(c.returns))} million"
+    notes = (f"Revenues are net of sales returns and allowances of {returns} for fiscal {US_FY}.",
              f"Net income includes a restructuring charge of ${money(c.restructuring)} million; see Note 9.",
              f"Long-term debt excludes the current portion of ${money(c.current_debt[c.fy_end])} million.")
     st = statements(k, "", "", hdr, [fy_vals, prior_vals], [f.shares, c.prior_shares], notes)
