@@ -22,7 +22,7 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 from finchunk_pipeline.index.bm25 import top_k
-from finchunk_pipeline.index.retriever import BM25Retriever
+from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.tokenize import tokenize
 
 

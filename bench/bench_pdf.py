@@ -151,7 +151,7 @@ def _recall_rows(data_root: Path, corpus_dir: Path, qids: set[str], budgets=(200
     from finchunk_pipeline.corpus import load_corpus
     from finchunk_pipeline.evaluation.budget import DeliveredChunk, score_budgets
     from finchunk_pipeline.evaluation.retrieval import DEPTH
-    from finchunk_pipeline.index.retrievers import index_exists, load_retriever
+    from finchunk_pipeline.index import registry
     from finchunk_pipeline.settings import Settings
     from finchunk_pipeline.workspace import Workspace
 
@@ -163,10 +163,10 @@ def _recall_rows(data_root: Path, corpus_dir: Path, qids: set[str], budgets=(200
     out = {}
     for config in load_chunker_configs(ROOT / "data" / "chunkers.yaml"):
         index_dir = ws.index_dir(config.version_name)
-        if not ws.chunks.path(config.chunks_version_name).exists() or not index_exists("bm25", index_dir):
+        if not ws.chunks.path(config.chunks_version_name).exists() or not registry.index_exists("bm25", index_dir):
             continue
         chunks = ws.chunks.read(config.chunks_version_name, columns=["doc_id", "spans", "embedding_text", "source_text"])
-        retriever = load_retriever("bm25", index_dir, chunks)
+        retriever = registry.load_retriever("bm25", index_dir, registry.LoadRequest(chunks))
         doc_ids = chunks["doc_id"].to_numpy()
         n_chars = chunks["embedding_text"].str.len().to_numpy()
         header = np.maximum(0, n_chars - chunks["source_text"].str.len().to_numpy())

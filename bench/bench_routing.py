@@ -29,7 +29,7 @@ from finchunk_pipeline.corpus.loader import load_corpus  # noqa: E402
 from finchunk_pipeline.evaluation import budget as budget_mod  # noqa: E402
 from finchunk_pipeline.evaluation import retrieval as retrieval_mod  # noqa: E402
 from finchunk_pipeline.evaluation.scope import scorable_questions  # noqa: E402
-from finchunk_pipeline.index.retrievers import index_exists, load_retriever  # noqa: E402
+from finchunk_pipeline.index import registry  # noqa: E402
 from finchunk_pipeline.routing import Catalog  # noqa: E402
 from finchunk_pipeline.routing.search import Router, routing_summary  # noqa: E402
 from finchunk_pipeline.settings import Settings  # noqa: E402
@@ -110,10 +110,11 @@ def main(argv=None) -> int:
         chunks = ws.chunks.read(stored, columns=["chunk_id", "doc_id", "spans", "embedding_text", "source_text"])
         router = Router(catalog, chunks["doc_id"].tolist())
         for name in [r.strip() for r in args.retrievers.split(",")]:
-            if not index_exists(name, ws.index_dir(config.version_name)):
+            if not registry.index_exists(name, ws.index_dir(config.version_name)):
                 print(f"{config.name}: no {name} index — skipped", file=sys.stderr)
                 continue
-            retriever = load_retriever(name, ws.index_dir(config.version_name), chunks, os.environ.get("FINCHUNK_MODEL"))
+            request = registry.LoadRequest(chunks, os.environ.get("FINCHUNK_MODEL"))
+            retriever = registry.load_retriever(name, ws.index_dir(config.version_name), request)
             row = {"chunk_set": config.name, "retriever": name}
             for mode in MODES:
                 ev, s = evaluate(retriever, chunks, passages, questions, mode, router, budgets)

@@ -1,6 +1,5 @@
 """Issue 14: the core packages (parse, routing, corpus, xbrl, lang) import without cycles,
-counting imports inside functions (which hide a cycle rather than remove it); and the English
-stop words, written twice until index/tokenize.py reads them from lang/stopwords.py, agree."""
+counting imports inside functions (which hide a cycle rather than remove it)."""
 from __future__ import annotations
 
 import ast
@@ -59,10 +58,3 @@ def test_no_import_cycles_through_the_core_packages():
             if _reaches(edges, t, mod):
                 cycles.append(f"{mod} -> {t}")
     assert cycles == []
-
-
-def test_english_stop_words_are_one_list():
-    from finchunk_pipeline.index.tokenize import STOP_WORDS
-    from finchunk_pipeline.lang.stopwords import ENGLISH, stop_words
-
-    assert STOP_WORDS == ENGLISH and stop_words("en") is ENGLISH

@@ -66,8 +66,8 @@ def _recall_at_3(corpus, language_override=None):
     from finchunk_pipeline.chunking.run import META_FIELDS
     from finchunk_pipeline.chunking.store import chunks_to_table
     from finchunk_pipeline.evaluation.retrieval import evaluate_retriever
+    from finchunk_pipeline.index.bm25_retriever import BM25Retriever
     from finchunk_pipeline.index.languages import document_languages
-    from finchunk_pipeline.index.retriever import BM25Retriever
     from finchunk_pipeline.parse.registry import select_parser
 
     config = ChunkerConfig(name="structure-h", strategy="structure", params={"max_chars": 800}, header=True)

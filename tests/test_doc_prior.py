@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.documents import document_texts
-from finchunk_pipeline.index.retriever import BM25Retriever
-from finchunk_pipeline.index.retrievers import build_bm25
+from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
 
 
 def _chunks(rows):

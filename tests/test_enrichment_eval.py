@@ -143,10 +143,11 @@ def test_dense_and_hybrid_over_the_representations(tmp_path, monkeypatch):
     """FAISS over enrichment and concat (a fake embedder stands in for the model): every
     retriever loads over every representation and ranks the same rows."""
     from finchunk_pipeline.index import embed as embed_mod
+    from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
+    from finchunk_pipeline.index.entries.dense import build_retriever as build_dense
     from finchunk_pipeline.index.representations import (REPRESENTATIONS, build_representation_bm25,
                                                          build_representation_dense, load_representation,
                                                          representation_exists)
-    from finchunk_pipeline.index.retrievers import build_bm25, build_dense
 
     from .test_index_dense import fake_embedder
 

@@ -11,8 +11,8 @@ import pytest
 from finchunk_pipeline.chunking.store import CHUNK_SCHEMA
 from finchunk_pipeline.evaluation.report import build_report, render_markdown
 from finchunk_pipeline.evaluation.retrieval import evaluate_retriever
-from finchunk_pipeline.index.retriever import BM25Retriever
-from finchunk_pipeline.index.retrievers import build_bm25
+from finchunk_pipeline.index.bm25_retriever import BM25Retriever
+from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
 from finchunk_pipeline.routing import Catalog
 from finchunk_pipeline.routing import search as routing_search
 from finchunk_pipeline.routing.search import Router, fuse_boost, routing_summary

@@ -13,15 +13,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-STOP_WORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further
-had has have having he her here hers herself him himself his how i if in into is it its itself
-just me more most my myself no nor not now of off on once only or other our ours ourselves out
-over own same she should so some such than that the their theirs them themselves then there
-these they this those through to too under until up very was we were what when where which
-while who whom why will with would you your yours yourself yourselves
-""".split())
+from ..lang.numbers import COMMA_DECIMAL, join_group_spaces, normalise_number
+from ..lang.stopwords import ENGLISH as STOP_WORDS
+from ..lang.stopwords import stop_words
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
 # footnote marks are not part of the word they follow ("Revenue¹" is "revenue")
@@ -48,9 +42,6 @@ def tokenize(text: str, language: str = "en") -> list[str]:
 
 
 def _tokenize_locale(text: str, language: str) -> list[str]:
-    from ..lang.numbers import COMMA_DECIMAL, join_group_spaces, normalise_number
-    from ..lang.stopwords import stop_words
-
     stops = stop_words(language)
     text = text.translate(_MARKS)
     if language in COMMA_DECIMAL:

@@ -16,6 +16,7 @@ from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
 
 VERSION = "2"  # 2: shared unit pattern (also "in millions" without parentheses)
+FORMATS = ("markdown",)  # the corpus formats it reads (parse/registry.py)
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")

@@ -55,6 +55,7 @@ from .text_tables import emit_table, find_tables, rows
 #    blocks, page-top title lines as headings; spacer lines inside tables
 VERSION = "2"
 LANGUAGES = ("es",)  # languages with rules of their own: their blocks are stored apart (registry.key_for)
+FORMATS = ("text",)  # the corpus formats it reads (parse/registry.py)
 
 
 @without_gc

@@ -36,6 +36,8 @@ from .speakers import Speaker, clean_line, rule, speaker_of_line
 
 VERSION = "1"
 LANGUAGES = ("es",)  # languages with rules of their own: their blocks are stored apart (registry.key_for)
+FORMATS = ("text", "markdown")  # earnings calls come as either
+DOC_TYPES = ("earnings_call",)  # read ahead of the format's own parser (parse/registry.py)
 
 
 @without_gc

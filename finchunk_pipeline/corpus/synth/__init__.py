@@ -13,7 +13,7 @@ strings (string seeds are hashed with SHA-512 by ``random``, not with the salted
 ``hash()``), so each issuer's documents are identical whatever N is.
 
 Modules: names (issuers, people), figures (numbers), common (builders that record
-passages while writing), annual_report, filings_html (+ xbrl), transcripts, funds,
+passages while writing), annual_report, filings_html (+ filing, xbrl), transcripts, funds,
 proxy, research, questions (conventions, self-check), writer (streaming Parquet).
 """
 from __future__ import annotations
