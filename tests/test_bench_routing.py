@@ -7,7 +7,7 @@ import importlib.util
 import pandas as pd
 
 from finchunk_pipeline.evaluation import retrieval as retrieval_mod
-from finchunk_pipeline.index.retriever import BM25Retriever
+from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.routing import Catalog
 from finchunk_pipeline.routing.search import Router
 from finchunk_pipeline.settings import PROJECT_ROOT

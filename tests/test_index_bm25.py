@@ -8,7 +8,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from finchunk_pipeline.index.bm25 import BM25Index, top_k
-from finchunk_pipeline.index.retriever import BM25Retriever
+from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 
 
 def random_corpus(seed: int, n_docs: int, vocab: int, common: int = 3):

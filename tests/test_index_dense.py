@@ -7,12 +7,12 @@ import re
 import numpy as np
 import pytest
 
-from finchunk_pipeline.index import embed as embed_mod
 from finchunk_pipeline.index import dense as dense_mod
+from finchunk_pipeline.index import embed as embed_mod
+from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.dense import DenseIndex, DenseRetriever
 from finchunk_pipeline.index.embed import Embedder
 from finchunk_pipeline.index.hybrid import HybridRetriever, rrf_fuse, weighted_fuse
-from finchunk_pipeline.index.retriever import BM25Retriever
 
 DIM = 64
 
@@ -111,7 +111,9 @@ def test_model_module_not_imported_at_import_time():
     import sys
 
     code = ("import sys, finchunk_pipeline.index.embed, finchunk_pipeline.index.dense, "
-            "finchunk_pipeline.index.hybrid, finchunk_pipeline.index.retrievers, finchunk_pipeline.index.search; "
+            "finchunk_pipeline.index.hybrid, finchunk_pipeline.index.registry, finchunk_pipeline.index.entries.bm25, "
+            "finchunk_pipeline.index.entries.dense, finchunk_pipeline.index.entries.hybrid, "
+            "finchunk_pipeline.index.search; "
             "print('sentence_transformers' in sys.modules, 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]

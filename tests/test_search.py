@@ -10,7 +10,9 @@ import pytest
 
 from finchunk_pipeline.chunking.store import CHUNK_SCHEMA
 from finchunk_pipeline.index import embed as embed_mod
-from finchunk_pipeline.index.retrievers import build_bm25, build_dense, index_exists
+from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
+from finchunk_pipeline.index.entries.dense import build_retriever as build_dense
+from finchunk_pipeline.index.registry import index_exists
 from finchunk_pipeline.index.search import Filters, as_of_cutoff, row_mask, search
 from finchunk_pipeline.settings import Settings
 from finchunk_pipeline.workspace import Workspace
@@ -140,7 +142,11 @@ def test_faiss_index_asset_builds_skips_and_feeds_evaluation(tmp_path, monkeypat
 
     from finchunk_pipeline.assets.partitions import chunk_set_partitions
     from finchunk_pipeline.assets.resources import PipelineResource
-    from finchunk_pipeline.definitions import PIPELINE_ASSETS, partitioned_assets, resources
+    from finchunk_pipeline.definitions import (
+        PIPELINE_ASSETS,
+        partitioned_assets,
+        resources,
+    )
 
     from .conftest import write_corpus
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .cells import at_k, pct
-from .coverage import is_retrieved, merge_spans
+from .coverage import is_retrieved
 from .metrics import REPORT_K, Column, MetricSpec
 
 GoldPassage = tuple[str, int, int]  # doc_id, start, end

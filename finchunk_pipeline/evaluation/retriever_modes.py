@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..chunking.config import ChunkerConfig
-from ..index.retrievers import NEEDS, index_exists, load_retriever
+from ..index.registry import LoadRequest, index_exists, load_retriever, needs
 from ..routing import Catalog
 from ..routing.search import Router, routing_summary
 from ..workspace import Workspace
@@ -31,7 +31,7 @@ def retriever_index_bytes(name: str, index_dir: Path) -> int:
     """Bytes of the indexes a retriever reads: its own folder and marker, or, for hybrid
     (no files of its own), those of the bm25 and dense indexes it fuses."""
     return sum(dir_bytes(f) if f.is_dir() else f.stat().st_size
-               for part in NEEDS.get(name, (name,)) for f in index_dir.glob(f"{part}*"))
+               for part in needs().get(name, (name,)) for f in index_dir.glob(f"{part}*"))
 
 
 def _routed_summary(router: Router, questions: pd.DataFrame) -> dict:
@@ -51,11 +51,11 @@ def evaluate_retrievers(ws: Workspace, config: ChunkerConfig, options, passages:
     entries = []
     for name in options.retrievers:
         if not index_exists(name, index_dir):
-            why = ("dense: false in the chunker config" if "dense" in NEEDS.get(name, ()) and not config.dense
+            why = ("dense: false in the chunker config" if "dense" in needs().get(name, ()) and not config.dense
                    else "no index built")
             log.info(f"{config.name}: {name} skipped ({why})")
             continue
-        retriever = load_retriever(name, index_dir, chunks, options.model, backend=options.embed_backend)
+        retriever = load_retriever(name, index_dir, LoadRequest(chunks, options.model, embed_backend=options.embed_backend))
         own = retriever_index_bytes(name, index_dir)
         for mode in (*MODES, ROUTED):
             summary = evaluate_retriever(retriever, chunks, passages, questions, mode,

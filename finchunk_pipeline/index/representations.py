@@ -80,16 +80,16 @@ def representation_exists(rep: str, name: str, index_dir: str | Path) -> bool:
 def load_representation(rep: str, name: str, index_dir: str | Path, chunks: pd.DataFrame | None = None,
                         model_path: str | None = None, cache_dir: str | Path | None = None):
     """Retriever ``name`` (bm25, dense, hybrid) over representation ``rep`` of a chunk set."""
-    from .retrievers import load_retriever
+    from .registry import LoadRequest, load_retriever
 
     if rep not in REPRESENTATIONS:
         raise ValueError(f"unknown representation {rep!r}; known: {REPRESENTATIONS}")
     if rep == "source":
-        return load_retriever(name, index_dir, chunks, model_path, cache_dir)
+        return load_retriever(name, index_dir, LoadRequest(chunks, model_path, cache_dir))
     if rep == "fused":
         return FusedRetriever(load_representation("source", name, index_dir, chunks, model_path, cache_dir),
                               load_representation("enrichment", name, index_dir, chunks, model_path, cache_dir))
-    return load_retriever(name, rep_dir(index_dir, rep), chunks, model_path, cache_dir)
+    return load_retriever(name, rep_dir(index_dir, rep), LoadRequest(chunks, model_path, cache_dir))
 
 
 def build_representation_bm25(texts: dict[str, Sequence[str]], index_dir: str | Path, analyzer: str | None = None,

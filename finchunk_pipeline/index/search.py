@@ -20,8 +20,7 @@ about, and the ranking applies its route — a hard filter, a boost, or nothing
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime, time, timedelta, timezone
-from pathlib import Path
+from datetime import date, datetime, time, timezone
 from typing import Sequence
 
 import numpy as np
@@ -29,8 +28,8 @@ import pandas as pd
 
 from ..chunking.store import spans_of
 from ..workspace import Workspace
-from .registry import index_exists, names as retriever_names
-from .retrievers import load_retriever
+from .registry import LoadRequest, index_exists, load_retriever
+from .registry import names as retriever_names
 
 
 @dataclass
@@ -169,8 +168,8 @@ class Searcher:
                                                             "display_text"])
         self._manifest: pd.DataFrame | None = None
         self._router = None      # the router over every document (routing/search.py), built on first use
-        self.retriever = load_retriever(retriever, index_dir, self.chunks, model_path, ws.settings.embeddings_dir,
-                                        ws.settings.embed_backend or None)
+        self.retriever = load_retriever(retriever, index_dir, LoadRequest(
+            self.chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None))
 
     def manifest(self, need: str = "filters need") -> pd.DataFrame:
         if self._manifest is None:
