@@ -165,6 +165,6 @@ def test_unregistered_toys_are_gone_and_builtins_stay(toys):
 
 def test_a_builtin_parser_that_fails_to_import_is_named(monkeypatch):
     monkeypatch.setattr(parser_registry, "_PARSERS", {})
-    monkeypatch.setitem(parser_registry.BUILTIN, "missing_parser", ("nothing",))
+    monkeypatch.setattr(parser_registry, "BUILTIN", (*parser_registry.BUILTIN, "missing_parser"))
     with pytest.raises(ImportError, match=r"finchunk_pipeline\.parse\.missing_parser"):
         parser_registry.parsers()

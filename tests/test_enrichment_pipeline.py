@@ -3,6 +3,7 @@ the partition builds from the stored chunks (no parser, no strategy call); the L
 the answers asset end to end against stub endpoints on 127.0.0.1 (rate limiting, slow, failing)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -78,7 +79,7 @@ def calls(monkeypatch):
         def parse(doc_id, text, meta, _fn=spec.fn):
             seen["parse"] += 1
             return _fn(doc_id, text, meta)
-        monkeypatch.setitem(registry._PARSERS, name, registry.ParserSpec(spec.name, spec.version, parse, spec.input))
+        monkeypatch.setitem(registry._PARSERS, name, dataclasses.replace(spec, fn=parse))
     for strategy in STRATEGIES.values():
         def pieces(doc, params, meta, _fn=strategy.pieces):
             seen["pieces"] += 1

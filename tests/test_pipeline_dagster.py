@@ -114,7 +114,7 @@ def test_rematerializing_parses_nothing_and_new_parser_version_reparses(tmp_path
     assert len(parser_calls) == n_docs, "re-materializing unchanged documents must not parse again"
 
     spec = registry.parsers()["markdown"]
-    monkeypatch.setitem(registry._PARSERS, "markdown", registry.ParserSpec("markdown", spec.version + "-next", spec.fn))
+    monkeypatch.setitem(registry._PARSERS, "markdown", dataclasses.replace(spec, version=spec.version + "-next"))
     result = run_documents(pipeline, instance)
     assert len(parser_calls) == 2 * n_docs, "a new parser version parses every document again"
     assert result.asset_materializations_for_node("parsed_blocks")[0].metadata["parsed_now"].value == n_docs

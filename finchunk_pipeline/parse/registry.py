@@ -9,9 +9,8 @@ version string names the folder its blocks are stored under
 every document it handles is parsed again.
 
 Each parser is one module under ``parse/`` (``parse(doc_id, content, meta)``, ``VERSION``, and
-optionally ``INPUT``, ``LANGUAGES``, ``FORMATS``, ``DOC_TYPES``); ``BUILTIN`` lists them, one
-line each: the module's name, and the corpus formats it reads only when the module does not
-declare ``FORMATS`` itself (``None``: it does). A parser declaring ``DOC_TYPES`` reads documents of those types in its formats ahead
+``FORMATS``, the corpus formats it reads, and optionally ``INPUT``, ``LANGUAGES``, ``DOC_TYPES``);
+``BUILTIN`` lists them, one line each. A parser declaring ``DOC_TYPES`` reads documents of those types in its formats ahead
 of the format's own parser (transcripts: earnings calls given as text or Markdown). The
 corpus loader accepts every registered format (corpus/schema.py ``FORMATS``), and a format
 read from bytes is given as a file (``BINARY_FORMATS``). A built-in module that fails to
@@ -48,14 +47,13 @@ class ParserSpec:
 
     @property
     def reads(self) -> frozenset[str]:
-        """Its formats; a spec made without them (copied by name and version) reads what the
-        built-in parser of that name declares, else the format named like it."""
-        return self.formats or frozenset(_declared(self.name)[0])
+        """Its formats (a parser registered without them reads the format named like it)."""
+        return self.formats or frozenset({self.name})
 
     @property
     def takes_over(self) -> frozenset[str]:
         """The document types it reads ahead of the format's own parser (empty: any)."""
-        return self.doc_types or frozenset(_declared(self.name)[1])
+        return self.doc_types
 
     @property
     def key(self) -> str:
@@ -71,15 +69,14 @@ class ParserSpec:
         return f"{self.key}-{lang}" if lang in self.languages else self.key
 
 
-# the built-in parsers: module under parse/ -> the corpus formats it reads unless it declares
-# FORMATS (None: the module declares them, and DOC_TYPES if it takes over document types)
-BUILTIN: dict[str, tuple[str, ...] | None] = {
-    "markdown": None,
-    "html": ("html",),
-    "text": None,
-    "transcript": None,   # earnings calls given as text or Markdown
-    "pdf": None,
-}
+# the built-in parsers: modules under parse/, each declaring VERSION, FORMATS and parse
+BUILTIN = (
+    "markdown",
+    "html",
+    "text",
+    "transcript",   # DOC_TYPES: earnings calls given as text or Markdown
+    "pdf",
+)
 
 _PARSERS: dict[str, ParserSpec] = {}
 
@@ -105,21 +102,10 @@ def _builtin_module(name: str):
         raise ImportError(f"built-in parser module {__package__}.{name} failed to import: {exc}") from exc
 
 
-def _declared(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(formats, document types) parser ``name`` reads: a built-in's module ``FORMATS``, else its
-    line in ``BUILTIN``, else the format named like it; the module's ``DOC_TYPES``, else none."""
-    if name not in BUILTIN:
-        return (name,), ()
-    module = _builtin_module(name)
-    formats = getattr(module, "FORMATS", None) or BUILTIN[name] or (name,)
-    return tuple(formats), tuple(getattr(module, "DOC_TYPES", ()))
-
-
 def _register_module(name: str) -> None:
     module = _builtin_module(name)
-    formats, doc_types = _declared(name)
     register(name, module.VERSION, module.parse, getattr(module, "INPUT", "text"), getattr(module, "LANGUAGES", ()),
-             formats, doc_types)
+             tuple(module.FORMATS), tuple(getattr(module, "DOC_TYPES", ())))
 
 
 def _load_builtin() -> None:

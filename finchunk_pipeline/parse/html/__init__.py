@@ -52,6 +52,7 @@ from .tokenizer import TokenSink, tokenize
 __all__ = ["MAX_CHARS", "VERSION", "outer_span", "parse"]
 
 VERSION = "1"
+FORMATS = ("html",)
 
 MAX_CHARS = 60_000_000  # beyond this the tail is not parsed (recorded as a warning)
 
