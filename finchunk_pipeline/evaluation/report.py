@@ -103,6 +103,26 @@ def _summary_section(report: dict) -> list[str]:
 
 
 def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
+    sets = report["chunk_sets"]
+    lines = _opening(report) + _summary_section(report) + _chunk_notes(sets)
+    if not sets:
+        lines.append("No chunk sets were evaluated.")
+        return "\n".join(lines) + "\n"
+    if not any(e.get("curve") for e in sets):
+        lines.append("This corpus has no labelled questions: nothing to score. Chunk sets built:")
+        lines.append("")
+    budgets = report.get("budgets") or list(BUDGETS)
+    lines += _budget_tables(sets, budgets)
+    if plots:
+        lines += ["## Plots", ""] + [f"![{name}]({path})" for name, path in plots.items()] + [""]
+    lines += _k_table(sets, budgets) + _type_table(sets) + _slice_table(sets)
+    lines += _point_in_time_section(report.get("point_in_time"))
+    lines += _optional_sections(report)
+    return "\n".join(lines) + "\n"
+
+
+def _opening(report: dict) -> list[str]:
+    """The title, the rule, and the questions left out on rejected documents."""
     lines = [f"# Retrieval evaluation — corpus `{report['corpus']}`", "",
              f"{report['questions']} questions. Recall (%) by the corpus-format rule; chars = mean characters "
              f"of indexed text delivered.", "", RULES, ""]
@@ -112,75 +132,82 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
         lines += [f"**Questions on rejected documents: {ex['questions_on_rejected_documents']}** (not scored; "
                   f"documents {', '.join(ex['documents'])}; ids {', '.join(ids[:10])}"
                   f"{' …' if len(ids) > 10 else ''}). See parse_report.json.", ""]
-    sets = report["chunk_sets"]
-    lines += _summary_section(report)
-    lines += _chunk_notes(sets)
-    if not sets:
-        lines.append("No chunk sets were evaluated.")
-        return "\n".join(lines) + "\n"
-    if not any(e.get("curve") for e in sets):
-        lines.append("This corpus has no labelled questions: nothing to score. Chunk sets built:")
-        lines.append("")
+    return lines
+
+
+def _budget_tables(sets: list[dict], budgets) -> list[str]:
+    """Recall at context budgets, one table per mode (the routed one with its routing lines)."""
+    lines: list[str] = []
+    if not any(e.get("budget") for e in sets):
+        return lines
     modes = sorted({e.get("mode", "–") for e in sets}, key=lambda m: MODE_ORDER.get(m, 9))
-    budgets = report.get("budgets") or list(BUDGETS)
-    if any(e.get("budget") for e in sets):
-        for mode in modes:
-            rows = [e for e in sets if e.get("mode", "–") == mode and e.get("budget")]
-            if not rows:
-                continue
-            columns = report_columns("budget", budgets)
-            lines += [f"## Recall (%) at context budgets — {mode} mode", "",
-                      "| chunk set | strategy | header | retriever | " + " | ".join(c.header for c in columns)
-                      + " | index KB | dup× |",
-                      "|---|---|---|---|" + "---:|" * (len(columns) + 2)]
-            for e in rows:
-                lines.append(
-                    f"| {_label(e)} | {e['strategy']} | {'yes' if e['header'] else 'no'} | {e.get('retriever', '–')} | "
-                    + " | ".join(c.cell(e) for c in columns)
-                    + f" | {_kb(e.get('index_bytes_retriever', e.get('index_bytes')))} | {e.get('duplication', 0):.2f} |")
-            lines.append("")
-            if mode == "routed":
-                lines += routing_lines(rows)
-    if plots:
-        lines += ["## Plots", ""] + [f"![{name}]({path})" for name, path in plots.items()] + [""]
+    for mode in modes:
+        rows = [e for e in sets if e.get("mode", "–") == mode and e.get("budget")]
+        if not rows:
+            continue
+        columns = report_columns("budget", budgets)
+        lines += [f"## Recall (%) at context budgets — {mode} mode", "",
+                  "| chunk set | strategy | header | retriever | " + " | ".join(c.header for c in columns)
+                  + " | index KB | dup× |",
+                  "|---|---|---|---|" + "---:|" * (len(columns) + 2)]
+        for e in rows:
+            lines.append(
+                f"| {_label(e)} | {e['strategy']} | {'yes' if e['header'] else 'no'} | {e.get('retriever', '–')} | "
+                + " | ".join(c.cell(e) for c in columns)
+                + f" | {_kb(e.get('index_bytes_retriever', e.get('index_bytes')))} | {e.get('duplication', 0):.2f} |")
+        lines.append("")
+        if mode == "routed":
+            lines += routing_lines(rows)
+    return lines
+
+
+def _k_table(sets: list[dict], budgets) -> list[str]:
     columns = report_columns("k", budgets)
-    lines += ["## Recall (%) at k", "",
-              "| chunk set | strategy | header | retriever | mode | chunks | mean chars | "
-              + " | ".join(c.header for c in columns) + " |",
-              "|---|---|---|---|---|---:|---:|" + "---:|" * len(columns)]
+    lines = ["## Recall (%) at k", "",
+             "| chunk set | strategy | header | retriever | mode | chunks | mean chars | "
+             + " | ".join(c.header for c in columns) + " |",
+             "|---|---|---|---|---|---:|---:|" + "---:|" * len(columns)]
     for e in sets:
         lines.append(
             f"| {e['name']} | {e['strategy']} | {'yes' if e['header'] else 'no'} | {e.get('retriever', '–')} | "
             f"{e.get('mode', '–')} | {e['chunks']:,} | {e['mean_chars']:.0f} | " + " | ".join(c.cell(e) for c in columns)
             + " |")
+    return lines
+
+
+def _type_table(sets: list[dict]) -> list[str]:
     types = sorted({t for e in sets for t in (e.get("by_type") or {})})
-    if types:
-        lines += ["", "## Recall@5 by question type (%)", "",
-                  "| chunk set | retriever | mode | " + " | ".join(types) + " |",
-                  "|---|---|---|" + "---:|" * len(types)]
-        for e in sets:
-            bt = e.get("by_type") or {}
-            lines.append(f"| {e['name']} | {e.get('retriever', '–')} | {e.get('mode', '–')} | "
-                         + " | ".join(_fmt(bt[t]["recall"]) if t in bt else "–" for t in types) + " |")
+    if not types:
+        return []
+    lines = ["", "## Recall@5 by question type (%)", "",
+             "| chunk set | retriever | mode | " + " | ".join(types) + " |",
+             "|---|---|---|" + "---:|" * len(types)]
+    for e in sets:
+        bt = e.get("by_type") or {}
+        lines.append(f"| {e['name']} | {e.get('retriever', '–')} | {e.get('mode', '–')} | "
+                     + " | ".join(_fmt(bt[t]["recall"]) if t in bt else "–" for t in types) + " |")
+    return lines
+
+
+def _slice_table(sets: list[dict]) -> list[str]:
     slice_names = sorted({s for e in sets for s in (e.get("slices") or {})})
-    if slice_names:
-        lines += ["", "## Difficult slices (%)", "",
-                  "tables = table, table_and_note, filing_period, table_and_text; footnotes = footnote, "
-                  "table_and_note, text_and_note, proxy_footnote.", "",
-                  "| chunk set | retriever | mode | " + " | ".join(
-                      f"{s} n | {s} R@5 | {s} R@{REPORT_BUDGET}ch | {s} answer@5" for s in slice_names) + " |",
-                  "|---|---|---|" + "---:|" * (4 * len(slice_names))]
-        for e in sets:
-            sl = e.get("slices") or {}
-            cells = []
-            for s in slice_names:
-                g = sl.get(s) or {}
-                cells += [str(g.get("questions", 0)), _fmt(g.get("recall")), _fmt(g.get("recall_at_budget")),
-                          _fmt(g.get("answer_containment"))]
-            lines.append(f"| {e['name']} | {e.get('retriever', '–')} | {e.get('mode', '–')} | " + " | ".join(cells) + " |")
-    lines += _point_in_time_section(report.get("point_in_time"))
-    lines += _optional_sections(report)
-    return "\n".join(lines) + "\n"
+    if not slice_names:
+        return []
+    lines = ["", "## Difficult slices (%)", "",
+             "tables = table, table_and_note, filing_period, table_and_text; footnotes = footnote, "
+             "table_and_note, text_and_note, proxy_footnote.", "",
+             "| chunk set | retriever | mode | " + " | ".join(
+                 f"{s} n | {s} R@5 | {s} R@{REPORT_BUDGET}ch | {s} answer@5" for s in slice_names) + " |",
+             "|---|---|---|" + "---:|" * (4 * len(slice_names))]
+    for e in sets:
+        sl = e.get("slices") or {}
+        cells = []
+        for s in slice_names:
+            g = sl.get(s) or {}
+            cells += [str(g.get("questions", 0)), _fmt(g.get("recall")), _fmt(g.get("recall_at_budget")),
+                      _fmt(g.get("answer_containment"))]
+        lines.append(f"| {e['name']} | {e.get('retriever', '–')} | {e.get('mode', '–')} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _label(e: dict) -> str:
