@@ -1,9 +1,9 @@
-"""corpus/from_files.html_metadata: an HTML filing's metadata read from a real HTML tree (bs4 + lxml)."""
+"""corpus/filing_metadata.html_metadata: an HTML filing's metadata read from a real HTML tree (bs4 + lxml)."""
 from datetime import date
 
 import pytest
 
-from finchunk_pipeline.corpus.from_files import html_metadata
+from finchunk_pipeline.corpus.filing_metadata import html_metadata
 from tests.conftest import DEVDATA
 
 IXBRL = """<?xml version="1.0" encoding="utf-8"?>
