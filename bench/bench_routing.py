@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -113,7 +112,7 @@ def main(argv=None) -> int:
             if not registry.index_exists(name, ws.index_dir(config.version_name)):
                 print(f"{config.name}: no {name} index — skipped", file=sys.stderr)
                 continue
-            request = registry.LoadRequest(chunks, os.environ.get("FINCHUNK_MODEL"))
+            request = registry.LoadRequest(chunks, Settings().model())
             retriever = registry.load_retriever(name, ws.index_dir(config.version_name), request)
             row = {"chunk_set": config.name, "retriever": name}
             for mode in MODES:

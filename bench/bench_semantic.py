@@ -73,6 +73,7 @@ def run(corpus: Path, n_docs: int | None = None, backends: tuple[str, ...] = ("t
     import finchunk_pipeline.chunking.semantic as S
     from finchunk_pipeline.chunking.registry import STRATEGIES
     from finchunk_pipeline.chunking.run import PREPARE_GROUP
+    from finchunk_pipeline.chunking.strategy_context import ChunkingContext
     from finchunk_pipeline.chunking.sentence import sentence_units
     from finchunk_pipeline.index.embed import get_embedder
 
@@ -107,20 +108,19 @@ def run(corpus: Path, n_docs: int | None = None, backends: tuple[str, ...] = ("t
             S.embed = saved
 
         def now(cache: Path, backend: str) -> tuple[float, list]:
-            os.environ["FINCHUNK_EMBED_BACKEND"] = backend
             S._CACHE.clear()
+            context = ChunkingContext(embeddings_dir=cache, embed_backend=backend)  # the run's backend
             e = get_embedder(None, cache, backend=backend)
             e.model.encode(["warm up"], show_progress_bar=False)   # load / export excluded
             t = time.perf_counter()
-            with S.embedding_cache(cache):
-                out = []
-                for i in range(0, len(docs), PREPARE_GROUP):
-                    group = docs[i:i + PREPARE_GROUP]
-                    strategy.prepare(group, params)
-                    out += [[p.view_spans for p in strategy.pieces(doc, params, meta)] for doc, meta in group]
+            out = []
+            for i in range(0, len(docs), PREPARE_GROUP):
+                group = docs[i:i + PREPARE_GROUP]
+                strategy.prepare(group, params, context=context)
+                out += [[p.view_spans for p in strategy.pieces(doc, params, meta, context=context)]
+                        for doc, meta in group]
             return time.perf_counter() - t, out
 
-        prev = os.environ.get("FINCHUNK_EMBED_BACKEND")
         try:
             for backend in backends:
                 cache = Path(tmp) / backend / "embeddings"
@@ -132,10 +132,6 @@ def run(corpus: Path, n_docs: int | None = None, backends: tuple[str, ...] = ("t
                     warm, _ = now(cache, backend)
                     results[f"{backend}_warm_s"] = warm
         finally:
-            if prev is None:
-                os.environ.pop("FINCHUNK_EMBED_BACKEND", None)
-            else:
-                os.environ["FINCHUNK_EMBED_BACKEND"] = prev
             S._CACHE.clear()
     v1 = results["v1_s"]
     rows = [("original (v1): all units, per document", v1, results["v1_embedded"], ""),
