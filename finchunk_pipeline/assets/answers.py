@@ -13,15 +13,27 @@ and ``<out>/answers.md``; evaluation_report shows the table in evaluation.md.
 import re
 
 import pyarrow.parquet as pq
-from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetExecutionContext,
+    Config,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
-from ..evaluation.answers import (ANSWER_PROMPT_VERSION, answer_messages, answers_section, context_containment,
-                                  score_answer, summarise)
+from ..evaluation.answers import (
+    ANSWER_PROMPT_VERSION,
+    answer_messages,
+    answers_section,
+    context_containment,
+    score_answer,
+    summarise,
+)
 from ..evaluation.budget import REPORT_BUDGET, DeliveredChunk, deliver, retrieved_count
+from ..evaluation.chunk_set import gold_passages
 from ..evaluation.retrieval import DEPTH, gold_spans
 from ..evaluation.scope import scorable_questions
 from ..storage import stable_hash, write_json, write_text
-from ..evaluation.chunk_set import gold_passages
 from .evaluation import retrieval_evaluation
 from .resources import PipelineResource
 
@@ -67,8 +79,8 @@ def _slug(text: str) -> str:
 def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -> list[dict]:
     """One column per representation of ``cfg``: each question's delivered context, its gold
     recall and whether it contains the reference answer."""
-    from ..index.representations import load_representation, representation_exists
     from ..chunking.store import spans_of
+    from ..index.representations import load_representation, representation_exists
 
     index_dir = ws.index_dir(cfg.version_name)
     reps = ["source"]

@@ -13,8 +13,12 @@ toggles. Turn them off
 """
 from __future__ import annotations
 
-from dagster import (AssetSelection, AutomationConditionSensorDefinition, DefaultScheduleStatus,
-                     DefaultSensorStatus)
+from dagster import (
+    AssetSelection,
+    AutomationConditionSensorDefinition,
+    DefaultScheduleStatus,
+    DefaultSensorStatus,
+)
 
 from ..settings import Settings
 

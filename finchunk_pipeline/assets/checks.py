@@ -21,17 +21,22 @@ stops the downstream index and evaluation steps of that run.
 import warnings
 
 import pyarrow.parquet as pq
-
-from dagster import (AssetCheckExecutionContext, AssetCheckResult, AssetCheckSeverity, AssetRecordsFilter,
-                     MetadataValue, asset_check)
+from dagster import (
+    AssetCheckExecutionContext,
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetRecordsFilter,
+    MetadataValue,
+    asset_check,
+)
 
 from ..chunking.store import spans_of
+from ..evaluation.chunk_set import gold_passages
 from ..evaluation.coverage import coverage_fraction, merge_spans
 from ..evaluation.gold_resolution import scorable as resolved_only
 from ..evaluation.history import load_history
 from ..evaluation.scope import scorable_questions
 from .chunks import chunk_sets
-from ..evaluation.chunk_set import gold_passages
 from .evaluation import retrieval_evaluation
 from .partitions import chunk_set_partitions
 from .resources import PipelineResource

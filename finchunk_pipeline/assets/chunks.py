@@ -80,6 +80,5 @@ def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, conf
     kinds={"parquet"},
 )
 def chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
-    config = pipeline.chunker_config(context.partition_key)
-    with pipeline.claim(f"chunks/{config.chunks_version_name}", context.log):  # built once, however many runs ask
-        return _chunk_sets(context, pipeline, config)
+    # keyed by the chunking-only version: a set differing only by its enricher shares the build
+    return pipeline.claimed(context, "chunks", _chunk_sets, key=lambda config: config.chunks_version_name)

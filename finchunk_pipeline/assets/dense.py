@@ -9,10 +9,16 @@ the code that builds it.
 
 import time
 
-from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetExecutionContext,
+    DataVersion,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
-from ..artefacts import Artefact, reuse_or_build
-from ..index.build import build_index, index_code_version, index_key, modules_version
+from ..artefacts import reuse_or_build
+from ..index.build import build_index, index_code_version
 from ..index.registry import IndexSettings, retrievers
 from ..progress import Progress
 from .chunks import chunk_sets
@@ -57,10 +63,7 @@ def _faiss_index(context: AssetExecutionContext, pipeline: PipelineResource, con
         return _skipped(context, config, f"retrievers {pipeline.retriever_names()} use no dense index")
     ws = pipeline.workspace()
     folder = ws.index_dir(config.version_name)
-    pipeline.pull(ws.chunks.dir(config.chunks_version_name))
-    chunks_manifest = ws.chunks.manifest(config.chunks_version_name)
-    if chunks_manifest is None:
-        raise RuntimeError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
+    chunks_manifest = pipeline.stored_chunks(ws, config)
     progress = Progress(f"chunk set {config.name}", "new texts embedded", context.log.info)
     settings = dense_settings(pipeline, ws, progress)
     t0 = time.perf_counter()
@@ -110,18 +113,13 @@ def _representations_dense(context, pipeline: PipelineResource, config, ws, fold
                            settings: IndexSettings) -> dict:
     """FAISS indexes over the enrichment and concat representations of an enriched chunk set
     (index/representations.py); embeddings through the shared cache."""
-    from ..index.representations import INDEXED, build_representation_dense, representation_texts, rep_dir
+    from ..index.representations import build_representation_dense, representation_texts
     from .enrichment import enrichment_store
+    from .indexes import representation_artefact
 
     store = enrichment_store(ws)
-    pipeline.pull(store.dir(config.version_name))
-    em = store.manifest(config.version_name)
-    if em is None:
-        raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
-    key = index_key("dense", chunks_manifest["inputs"], settings, enrichment=em["inputs"],
-                    representations=modules_version(["finchunk_pipeline.index.representations"]))
-    artefact = Artefact(folder / "rep-dense.json", tuple(rep_dir(folder, r) / "dense" for r in INDEXED),
-                        tuple(rep_dir(folder, r) / "dense" / "index.faiss" for r in INDEXED))
+    em, key, artefact = representation_artefact(pipeline, ws, config, "dense", folder, chunks_manifest, settings,
+                                                "index.faiss")
 
     def build() -> dict:
         pipeline.pull(ws.settings.embeddings_dir)
@@ -150,9 +148,7 @@ def _representations_dense(context, pipeline: PipelineResource, config, ws, fold
     kinds={"faiss"},
 )
 def faiss_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
-    config = pipeline.chunker_config(context.partition_key)
-    with pipeline.claim(f"dense/{config.version_name}", context.log):  # built once, however many runs ask
-        return _faiss_index(context, pipeline, config)
+    return pipeline.claimed(context, "dense", _faiss_index)
 
 
 DENSE_ASSETS = [faiss_index]

@@ -1,7 +1,15 @@
 """Group "documents": raw_documents -> parsed_blocks."""
 
 import pandas as pd
-from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
+import pyarrow as pa
+import pyarrow.parquet as pq
+from dagster import (
+    AssetExecutionContext,
+    DataVersion,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from ..evaluation.gold_resolution import resolve_from_blocks, summary, to_table
 from ..fetch.local import ingest_corpus
@@ -11,9 +19,6 @@ from ..parse.runner import parse_documents
 from ..progress import Progress
 from ..storage import clean_stale_temp_files, stable_hash, write_json, write_parquet
 from .resources import PipelineResource
-
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 
 def raw_manifest_path(pipeline: PipelineResource):

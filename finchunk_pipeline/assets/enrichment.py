@@ -5,7 +5,13 @@ partitioned like them. A chunk set without ``enrich:`` materializes as skipped.
 """
 
 import pyarrow.parquet as pq
-from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetExecutionContext,
+    DataVersion,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from ..enrichment.build import BUILD_VERSION, EnrichmentStore, build_enrichment
 from ..enrichment.llm import PROMPT_VERSION
@@ -102,5 +108,4 @@ def chunk_enrichment(context: AssetExecutionContext, pipeline: PipelineResource)
         return MaterializeResult(metadata={"version": config.version_name, "skipped": True,
                                            "reason": "no enrich: in the chunker config"},
                                  data_version=DataVersion(f"none:{config.version_name}"))
-    with pipeline.claim(f"enrichment/{config.version_name}", context.log):  # built once, however many runs ask
-        return _chunk_enrichment(context, pipeline, config)
+    return pipeline.claimed(context, "enrichment", _chunk_enrichment)

@@ -98,9 +98,7 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
                 "overall, by question type and on the table and footnote slices.",
 )
 def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
-    config = pipeline.chunker_config(context.partition_key)
-    with pipeline.claim(f"evaluation/{config.name}", context.log):  # built once, however many runs ask
-        return _retrieval_evaluation(context, pipeline, config)
+    return pipeline.claimed(context, "evaluation", _retrieval_evaluation, key=lambda config: config.name)
 
 
 @asset(

@@ -3,9 +3,14 @@ embedding model (index/registry.py), each built or reused through index/build.py
 
 import time
 
-from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
-
 import pyarrow.parquet as pq
+from dagster import (
+    AssetExecutionContext,
+    DataVersion,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from ..artefacts import Artefact, artefact_key, reuse_or_build
 from ..index.build import build_index, index_code_version, index_key, modules_version
@@ -52,21 +57,31 @@ def reader(ws, config):
     return lambda columns: ws.chunks.read(config.chunks_version_name, columns=list(columns))
 
 
+def representation_artefact(pipeline: PipelineResource, ws, config, index: str, folder, chunks_manifest: dict,
+                            settings: IndexSettings, required: str) -> tuple[dict, str, Artefact]:
+    """(the enrichment's manifest, the key, the artefact) of the ``index`` over an enriched chunk
+    set's representations (index/representations.py): keyed by the chunks, the enrichment, the
+    index's settings and code, and the representations' code; ``required``: the file each
+    representation's index must have."""
+    from ..index.representations import INDEXED, rep_dir
+
+    em = pipeline.stored_enrichment(ws, config)
+    key = index_key(index, chunks_manifest["inputs"], settings, enrichment=em["inputs"],
+                    representations=modules_version(["finchunk_pipeline.index.representations"]))
+    artefact = Artefact(folder / f"rep-{index}.json", tuple(rep_dir(folder, r) / index for r in INDEXED),
+                        tuple(rep_dir(folder, r) / index / required for r in INDEXED))
+    return em, key, artefact
+
+
 def _representations_bm25(context, pipeline: PipelineResource, config, ws, folder, chunks_manifest,
                           settings: IndexSettings) -> dict:
     """BM25 over the enrichment and concat representations of an enriched chunk set
     (index/representations.py), rebuilt when the chunks, the enrichment or their code change."""
-    from ..index.representations import INDEXED, build_representation_bm25, representation_texts, rep_dir
+    from ..index.representations import build_representation_bm25, representation_texts
 
     store = enrichment_store(ws)
-    pipeline.pull(store.dir(config.version_name))
-    em = store.manifest(config.version_name)
-    if em is None:
-        raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
-    key = index_key("bm25", chunks_manifest["inputs"], settings, enrichment=em["inputs"],
-                    representations=modules_version(["finchunk_pipeline.index.representations"]))
-    artefact = Artefact(folder / "rep-bm25.json", tuple(rep_dir(folder, r) / "bm25" for r in INDEXED),
-                        tuple(rep_dir(folder, r) / "bm25" / "bm25.npz" for r in INDEXED))
+    em, key, artefact = representation_artefact(pipeline, ws, config, "bm25", folder, chunks_manifest, settings,
+                                                "bm25.npz")
 
     def build() -> dict:
         chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "embedding_text",
@@ -86,10 +101,7 @@ def _representations_bm25(context, pipeline: PipelineResource, config, ws, folde
 def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     ws = pipeline.workspace()
     folder = ws.index_dir(config.version_name)
-    pipeline.pull(ws.chunks.dir(config.chunks_version_name), ws.manifest_path)
-    chunks_manifest = ws.chunks.manifest(config.chunks_version_name)
-    if chunks_manifest is None:
-        raise RuntimeError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
+    chunks_manifest = pipeline.stored_chunks(ws, config)
     settings = lexical_settings(pipeline, ws)
     t0 = time.perf_counter()
     outcomes = {name: build_index(name, folder, reader(ws, config), chunks_manifest["inputs"], settings, pipeline)
@@ -126,6 +138,4 @@ def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, conf
                 "embedding model and that a configured retriever reads (index/registry.py).",
 )
 def bm25_index(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
-    config = pipeline.chunker_config(context.partition_key)
-    with pipeline.claim(f"bm25/{config.version_name}", context.log):  # built once, however many runs ask
-        return _bm25_index(context, pipeline, config)
+    return pipeline.claimed(context, "bm25", _bm25_index)

@@ -4,8 +4,8 @@ from dagster import AssetSelection, define_asset_job
 
 from .answers import answers
 from .chunks import chunk_sets
-from .enrichment import chunk_enrichment
 from .documents import parsed_blocks, raw_documents
+from .enrichment import chunk_enrichment
 from .evaluation import evaluation_report, retrieval_evaluation
 from .indexes import bm25_index
 from .point_in_time import point_in_time_evaluation

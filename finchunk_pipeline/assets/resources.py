@@ -78,6 +78,29 @@ class PipelineResource(ConfigurableResource):
         return claim(f"{ws.root.name}/{key}", ws.settings.data_root, self._mirror(),
                      log=getattr(log, "info", log))
 
+    def claimed(self, context, kind: str, body, key=lambda config: config.version_name):
+        """The body of a chunk-set partition: the partition's configuration, built once under
+        the claim ``<kind>/<key(config)>`` however many runs ask for it."""
+        config = self.chunker_config(context.partition_key)
+        with self.claim(f"{kind}/{key(config)}", context.log):
+            return body(context, self, config)
+
+    def stored_chunks(self, ws, config) -> dict:
+        """The chunk set's manifest (pulled first); its absence is an error naming what to run."""
+        self.pull(ws.chunks.dir(config.chunks_version_name), ws.manifest_path)
+        manifest = ws.chunks.manifest(config.chunks_version_name)
+        if manifest is None:
+            raise RuntimeError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
+        return manifest
+
+    def stored_enrichment(self, ws, config) -> dict:
+        """The enrichment's manifest (pulled first); its absence is an error naming what to run."""
+        self.pull(ws.enrichments.dir(config.version_name))
+        manifest = ws.enrichments.manifest(config.version_name)
+        if manifest is None:
+            raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
+        return manifest
+
     def _rels(self, paths) -> list[str]:
         root = self.settings().data_root
         return [str(Path(p).relative_to(root)) for p in paths]

@@ -2,7 +2,13 @@
 
 from dataclasses import dataclass, field
 
-from dagster import DefaultSensorStatus, SensorEvaluationContext, SensorResult, SkipReason, sensor
+from dagster import (
+    DefaultSensorStatus,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    sensor,
+)
 
 from .jobs import chunk_set_job
 from .partitions import chunk_set_partitions

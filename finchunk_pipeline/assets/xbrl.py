@@ -12,8 +12,16 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from dagster import (AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, ConfigurableResource,
-                     MaterializeResult, MetadataValue, asset, asset_check)
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetExecutionContext,
+    ConfigurableResource,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+    asset_check,
+)
 from pydantic import Field
 
 from ..settings import Settings
