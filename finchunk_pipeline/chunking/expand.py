@@ -47,7 +47,8 @@ def _size(view: str, spans: list[tuple[int, int]]) -> int:
     return sum(e - s for s, e in norm) + len(SPAN_JOINER) * max(0, len(norm) - 1)
 
 
-def expand_view_spans(view_spans: list[tuple[int, int]], doc: ParsedDocument, max_chars: int) -> list[tuple[int, int]]:
+def expand_view_spans(view_spans: list[tuple[int, int]], doc: ParsedDocument,
+                      max_chars: int) -> list[tuple[int, int]]:
     """View spans of the expanded chunk (sorted, merged)."""
     grow = _Expansion(doc, max_chars, _merge(view_spans))
     if grow.cur and _size(grow.view, grow.cur) < max_chars:
@@ -114,7 +115,8 @@ class _Expansion:
     def _add_table(self, t: Block) -> None:
         parts = table_parts(self.doc, t)
         cap = caption_block(self.doc, t)
-        fixed = ([(cap.vstart, cap.vend)] if cap is not None else []) + ([parts.header_span] if parts.header_span else [])
+        fixed = [(cap.vstart, cap.vend)] if cap is not None else []
+        fixed += [parts.header_span] if parts.header_span else []
         if fixed:
             self.try_add(fixed)
         rows = parts.body_rows
@@ -163,7 +165,8 @@ def expand_chunk(chunk_row: Any, doc: ParsedDocument, max_chars: int) -> tuple[l
     return [doc.raw_span(s, e) for s, e in view_spans], text
 
 
-def expand_chunks(rows: Iterable[Any], docs: Mapping[str, ParsedDocument], max_chars: int) -> list[tuple[list[tuple[int, int]], str]]:
+def expand_chunks(rows: Iterable[Any], docs: Mapping[str, ParsedDocument],
+                  max_chars: int) -> list[tuple[list[tuple[int, int]], str]]:
     """Expand several retrieved chunks (each row has ``doc_id`` and ``view_spans``)."""
     out = []
     for row in rows:
