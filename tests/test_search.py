@@ -156,7 +156,7 @@ def test_faiss_index_asset_builds_skips_and_feeds_evaluation(tmp_path, monkeypat
                         "  - {name: small, strategy: fixed, params: {size: 60, overlap: 0}}\n"
                         "  - {name: lexical, strategy: fixed, params: {size: 80, overlap: 0}, dense: false}\n")
     emb = fake_embedder(tmp_path)
-    monkeypatch.setattr(embed_mod, "get_embedder", lambda model_path=None, cache_dir=None: emb)
+    monkeypatch.setattr(embed_mod, "get_embedder", lambda model_path=None, cache_dir=None, backend=None: emb)
     pipeline = PipelineResource(corpus_dir=str(corpus), data_root=str(tmp_path / "store"), out_dir=str(tmp_path / "out"),
                                 chunkers_file=str(chunkers), retrievers="bm25,dense,hybrid")
     instance = DagsterInstance.ephemeral()
