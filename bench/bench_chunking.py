@@ -119,7 +119,7 @@ def throughput(corpus: Path, repeat: int, strategies: list[str], min_s: float,
                rates: dict | None = None) -> tuple[list[str], list[str]]:
     """The table and notes; ``rates`` (if given) receives MB/s per row label and the
     LangChain baseline's under "baseline"."""
-    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.document import chunk_document
     from finchunk_pipeline.chunking.tokens import token_counter
     from finchunk_pipeline.parse.registry import select_parser
 
@@ -221,7 +221,7 @@ def child_generate(out_dir: str, n_docs: int) -> dict:
 
 
 def child_scale(corpus_dir: str, batch_size: int = 64) -> dict:
-    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.document import chunk_document
     from finchunk_pipeline.chunking.tokens import token_counter
     from finchunk_pipeline.parse.registry import select_parser
 

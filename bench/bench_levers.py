@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from finchunk_pipeline.chunking.chunker import chunk_document  # noqa: E402
+from finchunk_pipeline.chunking.document import chunk_document  # noqa: E402
 from finchunk_pipeline.chunking.config import ChunkerConfig  # noqa: E402
 from finchunk_pipeline.chunking.expand import expand_chunk  # noqa: E402
 from finchunk_pipeline.chunking.store import chunks_to_table  # noqa: E402

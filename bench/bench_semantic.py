@@ -7,7 +7,7 @@ load excluded everywhere):
   one ``model.encode`` per document (batch 64, texts in hash order, a per-process memo);
 - ``v3 before issue 16``: the v3 units (rows not embedded) through that same per-document
   embedding call;
-- ``now, cold cache``: the pipeline's way (chunking/run.py): ``prepare`` embeds the sentences
+- ``now, cold cache``: the pipeline's way (chunking/chunk_set.py): ``prepare`` embeds the sentences
   of up to PREPARE_GROUP documents in one call through the Embedder (duplicates once,
   length-sorted batches, the embedding cache by text hash), then ``pieces`` per document;
   an empty cache folder;
@@ -72,7 +72,7 @@ def digest(pieces: list) -> str:
 def run(corpus: Path, n_docs: int | None = None, backends: tuple[str, ...] = ("torch",)) -> dict:
     import finchunk_pipeline.chunking.semantic as S
     from finchunk_pipeline.chunking.registry import STRATEGIES
-    from finchunk_pipeline.chunking.run import PREPARE_GROUP
+    from finchunk_pipeline.chunking.chunk_set import PREPARE_GROUP
     from finchunk_pipeline.chunking.strategy_context import ChunkingContext
     from finchunk_pipeline.chunking.sentence import sentence_units
     from finchunk_pipeline.index.embed import get_embedder

@@ -96,7 +96,7 @@ def block_digest(docs) -> dict[str, str]:
 def chunk_digest(docs, strategies: Iterable[str] | None = None, real_semantic: bool = False) -> dict[str, str]:
     """Per strategy: one digest of every chunk's ids, spans, texts, token counts and the notes."""
     import finchunk_pipeline.chunking.semantic as semantic
-    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.document import chunk_document
     from finchunk_pipeline.chunking.config import ChunkerConfig
     from finchunk_pipeline.chunking.notes import collecting
     from finchunk_pipeline.chunking.registry import STRATEGIES

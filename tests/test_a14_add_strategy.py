@@ -14,7 +14,7 @@ from finchunk_pipeline.chunking.config import ChunkerConfig, load_chunker_config
 from finchunk_pipeline.chunking.context import Piece
 from finchunk_pipeline.chunking.options import StrategyParams
 from finchunk_pipeline.chunking.registry import register, unregister
-from finchunk_pipeline.chunking.run import build_chunk_set
+from finchunk_pipeline.chunking.chunk_set import build_chunk_set
 from finchunk_pipeline.chunking.store import ChunkStore
 from finchunk_pipeline.chunking.strategy import Strategy
 from finchunk_pipeline.chunking.strategy_context import ChunkingContext

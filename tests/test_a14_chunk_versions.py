@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from finchunk_pipeline.chunking.config import ChunkerConfig, load_chunker_configs
-from finchunk_pipeline.chunking.run import inputs_hash
+from finchunk_pipeline.chunking.chunk_set import inputs_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 

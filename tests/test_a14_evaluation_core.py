@@ -10,7 +10,7 @@ from dagster import DagsterInstance
 
 from finchunk_pipeline.artefacts import PACKAGE
 from finchunk_pipeline.chunking.config import load_chunker_configs
-from finchunk_pipeline.chunking.run import inputs_hash
+from finchunk_pipeline.chunking.chunk_set import inputs_hash
 from finchunk_pipeline.evaluation.chunk_set import (ChunkSetEvaluation, EvaluationOptions, evaluate_chunk_set,
                                                     evaluation_key, score_chunk_set, stored_inputs, chunk_set_base)
 from finchunk_pipeline.evaluation.code import evaluation_code

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from finchunk_pipeline.chunking.chunker import chunk_document
+from finchunk_pipeline.chunking.document import chunk_document
 from finchunk_pipeline.chunking.config import ChunkerConfig
 from finchunk_pipeline.chunking.model import SPAN_JOINER
 from finchunk_pipeline.chunking.registry import STRATEGIES, strategy_version

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from finchunk_pipeline.chunking.bound import SPLIT_NOTE, span_chars, split_spans
-from finchunk_pipeline.chunking.chunker import chunk_document
+from finchunk_pipeline.chunking.document import chunk_document
 from finchunk_pipeline.chunking.config import ChunkerConfig
 from finchunk_pipeline.chunking.model import SPAN_JOINER
 from finchunk_pipeline.chunking.registry import STRATEGIES
-from finchunk_pipeline.chunking.run import build_chunk_set
+from finchunk_pipeline.chunking.chunk_set import build_chunk_set
 from finchunk_pipeline.chunking.store import ChunkStore
 from finchunk_pipeline.evaluation.report import build_report, render_markdown
 from finchunk_pipeline.parse import markdown
@@ -101,7 +101,7 @@ def test_chunk_set_reports_the_split_and_no_chunk_over_the_bound(tmp_path):
 def test_the_bound_never_cuts_a_row_from_its_repeated_table_header():
     """Row groups of one row each repeat a long caption and header: over max_chars, within
     the structure bound (ROW_GROUP_CONTEXT_CHARS), so every chunk keeps the header."""
-    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.document import chunk_document
     from finchunk_pipeline.chunking.config import ChunkerConfig
     from finchunk_pipeline.parse import markdown
 
@@ -123,7 +123,7 @@ def test_the_bound_never_cuts_a_row_from_its_repeated_table_header():
 def test_token_safe_chunk_sets_have_no_chunk_over_the_model_limit():
     """Figures tokenise densely: a 700-character run of numbers is far over MiniLM's 256
     tokens although under the character bound. token_safe splits it until it fits, spans exact."""
-    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.document import chunk_document
     from finchunk_pipeline.chunking.config import ChunkerConfig
     from finchunk_pipeline.chunking.tokens import token_counter
     from finchunk_pipeline.parse import text as text_parser

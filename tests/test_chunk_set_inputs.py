@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.chunking.run import build_chunk_set
+from finchunk_pipeline.chunking.chunk_set import build_chunk_set
 from finchunk_pipeline.chunking.store import ChunkStore
 from finchunk_pipeline.parse import markdown
 from finchunk_pipeline.parse.store import BlockStore

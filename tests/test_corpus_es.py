@@ -61,9 +61,9 @@ def test_es_corpus_is_regenerated_identically(tmp_path):
 def _recall_at_3(corpus, language_override=None):
     """Parse, chunk (structure, header), BM25 with the languages of the documents' column;
     mean recall@3 over the answerable questions (global mode)."""
-    from finchunk_pipeline.chunking.chunker import chunk_document
+    from finchunk_pipeline.chunking.document import chunk_document
     from finchunk_pipeline.chunking.config import ChunkerConfig
-    from finchunk_pipeline.chunking.run import META_FIELDS
+    from finchunk_pipeline.chunking.chunk_set import META_FIELDS
     from finchunk_pipeline.chunking.store import chunks_to_table
     from finchunk_pipeline.evaluation.retrieval import evaluate_retriever
     from finchunk_pipeline.index.bm25_retriever import BM25Retriever

@@ -92,7 +92,7 @@ def test_semantic_prepare_changes_no_chunk(monkeypatch):
     import pyarrow.parquet as pq
 
     import finchunk_pipeline.chunking.semantic as semantic
-    from finchunk_pipeline.chunking.chunker import chunk_document, chunk_documents
+    from finchunk_pipeline.chunking.document import chunk_document, chunk_documents
     from finchunk_pipeline.chunking.config import ChunkerConfig
     from finchunk_pipeline.parse.registry import select_parser
     from finchunk_pipeline.settings import DEFAULT_CORPUS

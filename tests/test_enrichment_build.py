@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from finchunk_pipeline.chunking.config import parse_chunker_configs
-from finchunk_pipeline.chunking.run import build_chunk_set
+from finchunk_pipeline.chunking.chunk_set import build_chunk_set
 from finchunk_pipeline.chunking.store import ChunkStore
 from finchunk_pipeline.enrichment.build import EnrichmentError, EnrichmentStore, build_enrichment
 from finchunk_pipeline.enrichment.cache import TextCache

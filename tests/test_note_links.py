@@ -1,7 +1,7 @@
 """Far notes to the financial statements travel with what refers to them (structure v5)."""
 from __future__ import annotations
 
-from finchunk_pipeline.chunking.chunker import chunk_document
+from finchunk_pipeline.chunking.document import chunk_document
 from finchunk_pipeline.chunking.config import ChunkerConfig
 from finchunk_pipeline.chunking.note_links import note_sections, referenced_notes, title_key
 from finchunk_pipeline.parse.markdown import parse

@@ -11,7 +11,7 @@ import pytest
 
 from finchunk_pipeline.chunking.bound import span_chars
 from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.chunking.run import build_chunk_set
+from finchunk_pipeline.chunking.chunk_set import build_chunk_set
 from finchunk_pipeline.chunking.semantic import CAP_NOTE, TABLE_NOTE
 from finchunk_pipeline.chunking.store import ChunkStore, spans_of
 from finchunk_pipeline.parse import markdown

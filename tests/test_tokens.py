@@ -8,7 +8,7 @@ import random
 import pyarrow.parquet as pq
 import pytest
 
-from finchunk_pipeline.chunking.chunker import chunk_document
+from finchunk_pipeline.chunking.document import chunk_document
 from finchunk_pipeline.chunking.config import ChunkerConfig
 from finchunk_pipeline.chunking.registry import STRATEGIES
 from finchunk_pipeline.chunking.tokens import TokenCounter, word_start_flags, _word_additive, token_counter

@@ -9,8 +9,8 @@ from dagster import (
     asset,
 )
 
+from ..chunking.chunk_set import build_chunk_set
 from ..chunking.registry import STRATEGIES
-from ..chunking.run import build_chunk_set
 from ..index.onnx_backend import check_backend
 from ..progress import Progress
 from ..storage import stable_hash

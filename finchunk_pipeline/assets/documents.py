@@ -15,7 +15,7 @@ from ..evaluation.gold_resolution import resolve_from_blocks, summary, to_table
 from ..fetch.local import ingest_corpus
 from ..fetch.raw_store import RawStore
 from ..parse.registry import parsers_version
-from ..parse.runner import parse_documents
+from ..parse.corpus_parse import parse_documents
 from ..progress import Progress
 from ..storage import clean_stale_temp_files, stable_hash, write_json, write_parquet
 from .resources import PipelineResource

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..parse.model import ParsedDocument
+from ..parse.model import Block, ParsedDocument
 from .model import SPAN_JOINER, Chunk
 
 # Version of the piece -> chunk step shared by every strategy; part of every config hash.
@@ -32,6 +32,12 @@ class Piece:
     # piece that does not start with the speaker's label); never part of the source
     context: str = ""
     speaker: str = ""      # shown by the "speaker" context field
+
+
+def headings_piece(headings: list[Block]) -> Piece:
+    """Headings no content followed (the document ends below them): one "heading" piece."""
+    return Piece([(h.vstart, h.vend) for h in headings], "heading", headings[0].section_path, None,
+                 [h.block_id for h in headings])
 
 
 def normalize_spans(view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

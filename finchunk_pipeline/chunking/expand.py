@@ -14,7 +14,7 @@ exact source text at those spans, joined by SPAN_JOINER, so it can be scored lik
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import normalize_spans
@@ -47,84 +47,108 @@ def _size(view: str, spans: list[tuple[int, int]]) -> int:
     return sum(e - s for s, e in norm) + len(SPAN_JOINER) * max(0, len(norm) - 1)
 
 
-def expand_view_spans(view_spans: list[tuple[int, int]], doc: ParsedDocument, max_chars: int) -> list[tuple[int, int]]:
+def expand_view_spans(view_spans: list[tuple[int, int]], doc: ParsedDocument,
+                      max_chars: int) -> list[tuple[int, int]]:
     """View spans of the expanded chunk (sorted, merged)."""
-    view = doc.view_text
-    cur = _merge(view_spans)
-    if not cur or _size(view, cur) >= max_chars:
-        return normalize_spans(view, cur)
-    blocks = [b for b in doc.blocks if b.vend > b.vstart]
-    starts = [b.vstart for b in blocks]
+    grow = _Expansion(doc, max_chars, _merge(view_spans))
+    if grow.cur and _size(grow.view, grow.cur) < max_chars:
+        grow.add_tables()
+        grow.add_section()
+    return normalize_spans(grow.view, grow.cur)
 
-    def covering(s: int, e: int) -> list[Block]:
-        k = max(0, bisect_right(starts, s) - 1)
+
+def _grow_outward(n: int, lo: int, hi: int, take: Callable[[int], bool]) -> None:
+    """Offer items hi, lo, hi + 1, lo - 1, ... of n (nearest first, alternating after / before)
+    to ``take`` while one side still takes them."""
+    while lo >= 0 or hi < n:
+        grew = False
+        if hi < n and take(hi):
+            hi += 1
+            grew = True
+        if lo >= 0 and take(lo):
+            lo -= 1
+            grew = True
+        if not grew:
+            break
+
+
+class _Expansion:
+    """The chunk's view spans (``cur``) growing by whole blocks while the size stays within max_chars."""
+
+    def __init__(self, doc: ParsedDocument, max_chars: int, spans: list[tuple[int, int]]):
+        self.doc, self.view, self.max_chars, self.cur = doc, doc.view_text, max_chars, spans
+        self.blocks = [b for b in doc.blocks if b.vend > b.vstart]
+        self.starts = [b.vstart for b in self.blocks]
+
+    def covering(self, s: int, e: int) -> list[Block]:
+        k = max(0, bisect_right(self.starts, s) - 1)
         out = []
-        while k < len(blocks) and blocks[k].vstart < e:
-            if blocks[k].vend > s:
-                out.append(blocks[k])
+        while k < len(self.blocks) and self.blocks[k].vstart < e:
+            if self.blocks[k].vend > s:
+                out.append(self.blocks[k])
             k += 1
         return out
 
-    def try_add(spans: list[tuple[int, int]]) -> bool:
-        nonlocal cur
-        cand = _merge(cur + spans)
-        if _size(view, cand) <= max_chars:
-            cur = cand
+    def overlaps(self, b: Block) -> bool:
+        return any(b.vstart < e and s < b.vend for s, e in self.cur)
+
+    def try_add(self, spans: list[tuple[int, int]]) -> bool:
+        cand = _merge(self.cur + spans)
+        if _size(self.view, cand) <= self.max_chars:
+            self.cur = cand
             return True
         return False
 
-    touched = [b for s, e in cur for b in covering(s, e)]
-    # 1. tables: caption + header, then neighbouring rows
-    tables = {b.parent_id for b in touched if b.kind == BlockKind.TABLE_ROW and b.parent_id}
-    by_id = {b.block_id: b for b in blocks}
-    for tid in tables:
-        t = by_id.get(tid)
-        if t is None:
-            continue
-        parts = table_parts(doc, t)
-        cap = caption_block(doc, t)
-        fixed = ([(cap.vstart, cap.vend)] if cap is not None else []) + ([parts.header_span] if parts.header_span else [])
+    def add_block(self, b: Block) -> bool:
+        return self.try_add([(b.vstart, b.vend)])
+
+    def add_tables(self) -> None:
+        """1. Each table the chunk has rows of: its caption and header rows, then neighbouring rows."""
+        touched = [b for s, e in self.cur for b in self.covering(s, e)]
+        tables = {b.parent_id for b in touched if b.kind == BlockKind.TABLE_ROW and b.parent_id}
+        by_id = {b.block_id: b for b in self.blocks}
+        for tid in tables:
+            t = by_id.get(tid)
+            if t is not None:
+                self._add_table(t)
+
+    def _add_table(self, t: Block) -> None:
+        parts = table_parts(self.doc, t)
+        cap = caption_block(self.doc, t)
+        fixed = [(cap.vstart, cap.vend)] if cap is not None else []
+        fixed += [parts.header_span] if parts.header_span else []
         if fixed:
-            try_add(fixed)
+            self.try_add(fixed)
         rows = parts.body_rows
-        inside = [i for i, r in enumerate(rows) if any(r.vstart < e and s < r.vend for s, e in cur)]
+        inside = [i for i, r in enumerate(rows) if self.overlaps(r)]
         if inside:
-            lo, hi = min(inside) - 1, max(inside) + 1
-            while lo >= 0 or hi < len(rows):
-                grew = False
-                if hi < len(rows) and try_add([(rows[hi].vstart, rows[hi].vend)]):
-                    hi += 1
-                    grew = True
-                if lo >= 0 and try_add([(rows[lo].vstart, rows[lo].vend)]):
-                    lo -= 1
-                    grew = True
-                if not grew:
-                    break
-    # 2. the section: its heading(s), then neighbouring blocks of the same section
-    units = [b for b in blocks if b.kind != BlockKind.TABLE_ROW]
-    seeds = [i for i, b in enumerate(units) if any(b.vstart < e and s < b.vend for s, e in cur)]
-    if not seeds:
-        return normalize_spans(view, cur)
-    sec = units[seeds[0]].section_path
-    same = [i for i, b in enumerate(units) if b.section_path == sec or
+            _grow_outward(len(rows), min(inside) - 1, max(inside) + 1, lambda i: self.add_block(rows[i]))
+
+    def add_section(self) -> None:
+        """2. The section of the chunk's first block: its heading, then neighbouring blocks of the section."""
+        units = [b for b in self.blocks if b.kind != BlockKind.TABLE_ROW]
+        seeds = [i for i, b in enumerate(units) if self.overlaps(b)]
+        if not seeds:
+            return
+        first = units[seeds[0]]
+        sec = first.section_path
+        heading = _section_heading(units, sec, first)
+        if heading is not None:
+            self.add_block(heading)
+
+        def take(i: int) -> bool:
+            b = units[i]
+            return b.section_path == sec and b.kind != BlockKind.HEADING and self.add_block(b)
+
+        _grow_outward(len(units), min(seeds) - 1, max(seeds) + 1, take)
+
+
+def _section_heading(units: list[Block], sec: tuple[str, ...], first: Block) -> Block | None:
+    """The last heading at or before ``first`` of section ``sec`` or of a section enclosing it."""
+    same = [b for b in units if b.section_path == sec or
             (b.kind == BlockKind.HEADING and sec[:len(b.section_path)] == b.section_path and b.section_path)]
-    headings = [units[i] for i in same if units[i].kind == BlockKind.HEADING and units[i].vstart <= units[seeds[0]].vstart]
-    if headings:
-        try_add([(headings[-1].vstart, headings[-1].vend)])
-    lo, hi = min(seeds) - 1, max(seeds) + 1
-    while lo >= 0 or hi < len(units):
-        grew = False
-        if hi < len(units) and units[hi].section_path == sec and units[hi].kind != BlockKind.HEADING:
-            if try_add([(units[hi].vstart, units[hi].vend)]):
-                hi += 1
-                grew = True
-        if lo >= 0 and units[lo].section_path == sec and units[lo].kind != BlockKind.HEADING:
-            if try_add([(units[lo].vstart, units[lo].vend)]):
-                lo -= 1
-                grew = True
-        if not grew:
-            break
-    return normalize_spans(view, cur)
+    headings = [b for b in same if b.kind == BlockKind.HEADING and b.vstart <= first.vstart]
+    return headings[-1] if headings else None
 
 
 def expand_chunk(chunk_row: Any, doc: ParsedDocument, max_chars: int) -> tuple[list[tuple[int, int]], str]:
@@ -141,7 +165,8 @@ def expand_chunk(chunk_row: Any, doc: ParsedDocument, max_chars: int) -> tuple[l
     return [doc.raw_span(s, e) for s, e in view_spans], text
 
 
-def expand_chunks(rows: Iterable[Any], docs: Mapping[str, ParsedDocument], max_chars: int) -> list[tuple[list[tuple[int, int]], str]]:
+def expand_chunks(rows: Iterable[Any], docs: Mapping[str, ParsedDocument],
+                  max_chars: int) -> list[tuple[list[tuple[int, int]], str]]:
     """Expand several retrieved chunks (each row has ``doc_id`` and ``view_spans``)."""
     out = []
     for row in rows:

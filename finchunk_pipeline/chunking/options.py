@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Any, get_args, get_origin
 
-import annotated_types as at
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.fields import FieldInfo
 
 _TYPE_WORDS = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
-_BOUNDS = ((at.Gt, "gt", ">"), (at.Ge, "ge", ">="), (at.Lt, "lt", "<"), (at.Le, "le", "<="))
+# a bound in a field's metadata (pydantic's Field(gt=0) gives an annotated_types.Gt with .gt, ...)
+_BOUNDS = (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<="))
 _VALUE_ERROR = "Value error, "
 
 
@@ -42,7 +42,7 @@ def expected(info: FieldInfo) -> str:
     else:
         words = _TYPE_WORDS.get(kind, getattr(kind, "__name__", str(kind)))
     bounds = [f"{sign} {getattr(meta, attr)}" for meta in info.metadata
-              for cls, attr, sign in _BOUNDS if isinstance(meta, cls)]
+              for attr, sign in _BOUNDS if getattr(meta, attr, None) is not None]
     return " ".join([words, " and ".join(bounds)]) if bounds else words
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from ..parse.model import Block, BlockKind, ParsedDocument
-from .context import Piece
+from .context import Piece, headings_piece
 from .options import StrategyParams, field_error
 from .sentence import split_sentences
 from .strategy import Strategy
@@ -40,65 +40,79 @@ class Paragraphs(Strategy):
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
-        lo, hi = p["min_chars"], p["max_chars"]
-        view = doc.view_text
-        captions = {c.block_id for c in (caption_block(doc, t) for t in doc.blocks if t.kind == BlockKind.TABLE)
-                    if c is not None}
-        out: list[Piece] = []
-        cur: list[tuple[int, int]] = []
-        cur_ids: list[str] = []
-        cur_sec: tuple[str, ...] | None = None
-        pending: list[Block] = []
+        return _ParagraphWalk(doc, p["min_chars"], p["max_chars"]).pieces()
 
-        def size(spans):
-            return spans[-1][1] - spans[0][0] if spans else 0
 
-        def flush():
-            nonlocal cur, cur_ids, cur_sec
-            if cur:
-                out.append(Piece(list(cur), "text", cur_sec or (), None, list(dict.fromkeys(cur_ids))))
-            cur, cur_ids, cur_sec = [], [], None
+def _extent(spans: list[tuple[int, int]]) -> int:
+    return spans[-1][1] - spans[0][0] if spans else 0
 
-        def add(spans, ids, sec):
-            nonlocal cur_sec
-            if cur and (cur_sec != sec or (size(cur) >= lo and spans[-1][1] - cur[0][0] > hi)):
-                flush()
-            cur.extend(spans)
-            cur_ids.extend(ids)
-            cur_sec = sec
 
-        for b in doc.blocks:
+class _ParagraphWalk:
+    """One document's blocks in reading order: headings wait for the content below them, a
+    table is its own piece (or row groups), other blocks merge within their section."""
+
+    def __init__(self, doc: ParsedDocument, lo: int, hi: int):
+        self.doc, self.lo, self.hi = doc, lo, hi
+        self.captions = {c.block_id for c in (caption_block(doc, t) for t in doc.blocks if t.kind == BlockKind.TABLE)
+                         if c is not None}
+        self.out: list[Piece] = []
+        self.cur: list[tuple[int, int]] = []    # the piece being merged: spans, blocks, section
+        self.cur_ids: list[str] = []
+        self.cur_sec: tuple[str, ...] | None = None
+        self.pending: list[Block] = []           # headings waiting for content
+
+    def pieces(self) -> list[Piece]:
+        for b in self.doc.blocks:
             if b.kind == BlockKind.HEADING:
-                if cur and cur_sec != b.section_path:
-                    flush()
-                pending.append(b)
-                continue
-            if b.kind == BlockKind.TABLE_ROW or b.block_id in captions or b.attrs.get("furniture"):
-                continue
-            lead = [(h.vstart, h.vend) for h in pending]
-            lead_ids = [h.block_id for h in pending]
-            if b.kind == BlockKind.TABLE:
-                flush()
-                parts = table_parts(doc, b)
-                whole = table_piece(doc, parts, list(pending), {})
-                if size(whole.view_spans) > hi and parts.body_rows:
-                    out.extend(row_group_pieces(doc, parts, list(pending), {}, len, hi))
-                else:
-                    out.append(whole)
-                pending = []
-                continue
-            if b.vend - b.vstart > hi:
-                sents = split_sentences(view, b.vstart, b.vend)
-                first = True
-                for s, e in sents:
-                    add((lead if first else []) + [(s, e)], (lead_ids if first else []) + [b.block_id],
-                        b.section_path)
-                    first = False
+                if self.cur and self.cur_sec != b.section_path:
+                    self.flush()
+                self.pending.append(b)
+            elif b.kind == BlockKind.TABLE_ROW or b.block_id in self.captions or b.attrs.get("furniture"):
+                continue  # rows and captions go with their table; page furniture nowhere
+            elif b.kind == BlockKind.TABLE:
+                self.flush()
+                self.add_table(b)
             else:
-                add(lead + [(b.vstart, b.vend)], lead_ids + [b.block_id], b.section_path)
-            pending = []
-        flush()
-        if pending:
-            out.append(Piece([(h.vstart, h.vend) for h in pending], "heading", pending[0].section_path, None,
-                             [h.block_id for h in pending]))
-        return out
+                self.add_block(b)
+        self.flush()
+        if self.pending:
+            self.out.append(headings_piece(self.pending))
+        return self.out
+
+    def add_table(self, b: Block) -> None:
+        """The table whole (with its caption and the headings above it), or row groups when it
+        is larger than max_chars."""
+        parts = table_parts(self.doc, b)
+        whole = table_piece(self.doc, parts, list(self.pending), {})
+        if _extent(whole.view_spans) > self.hi and parts.body_rows:
+            self.out.extend(row_group_pieces(self.doc, parts, list(self.pending), {}, len, self.hi))
+        else:
+            self.out.append(whole)
+        self.pending = []
+
+    def add_block(self, b: Block) -> None:
+        """The block with the headings above it; one larger than max_chars sentence by sentence."""
+        lead = [(h.vstart, h.vend) for h in self.pending]
+        lead_ids = [h.block_id for h in self.pending]
+        if b.vend - b.vstart > self.hi:
+            for i, (s, e) in enumerate(split_sentences(self.doc.view_text, b.vstart, b.vend)):
+                self.add((lead if i == 0 else []) + [(s, e)], (lead_ids if i == 0 else []) + [b.block_id],
+                         b.section_path)
+        else:
+            self.add(lead + [(b.vstart, b.vend)], lead_ids + [b.block_id], b.section_path)
+        self.pending = []
+
+    def add(self, spans: list[tuple[int, int]], ids: list[str], sec: tuple[str, ...]) -> None:
+        """Merge into the current piece: a new section, or a piece of min_chars that would pass
+        max_chars, starts a new one."""
+        cur = self.cur
+        if cur and (self.cur_sec != sec or (_extent(cur) >= self.lo and spans[-1][1] - cur[0][0] > self.hi)):
+            self.flush()
+        self.cur.extend(spans)
+        self.cur_ids.extend(ids)
+        self.cur_sec = sec
+
+    def flush(self) -> None:
+        if self.cur:
+            self.out.append(Piece(list(self.cur), "text", self.cur_sec or (), None, list(dict.fromkeys(self.cur_ids))))
+        self.cur, self.cur_ids, self.cur_sec = [], [], None

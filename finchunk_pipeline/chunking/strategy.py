@@ -71,7 +71,7 @@ class Strategy:
         the joiners between spans not counted), or None when the strategy is bounded by
         tokens instead (checked by the no_over_limit_chunks gate). With ``doc`` (and its
         ``meta``): the bound for that document, for a strategy whose policy depends on it;
-        without: the configuration's largest bound. chunking/chunker.py enforces it on
+        without: the configuration's largest bound. chunking/document.py enforces it on
         every strategy's pieces."""
         return int(self.resolve(params)[self.bound_param]) if self.bound_param else None
 

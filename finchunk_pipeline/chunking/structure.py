@@ -24,7 +24,7 @@ from pydantic import Field
 from ..parse.footnotes import cited_marks
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .cited_notes import cited_notes, cited_notes_of, notes_by_mark
-from .context import Piece
+from .context import Piece, headings_piece
 from .note_links import note_sections, referenced_notes
 from .options import StrategyParams
 from .sentence import split_sentences
@@ -69,6 +69,130 @@ def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list
     return pieces
 
 
+class _SectionWalk:
+    """One document's blocks in reading order: headings wait for the content below them, a
+    table is its own piece (or row groups), text merges within its section up to max_chars."""
+
+    def __init__(self, doc: ParsedDocument, max_chars: int, attach: bool, table_max: int):
+        self.doc, self.max_chars, self.attach, self.table_max = doc, max_chars, attach, table_max
+        self.notes = notes_by_mark(doc) if attach else {}
+        self.captions = _caption_ids(doc)
+        self.consumed: set[str] = set()   # notes printed right below a table that cites them
+        self.out: list[Piece] = []
+        self.group: list[Block] = []      # text blocks of one section being merged
+        self.pending_heading: list[Block] = []
+
+    def pieces(self) -> list[Piece]:
+        for idx, b in enumerate(self.doc.blocks):
+            if b.kind == BlockKind.HEADING:
+                # consecutive headings (a title, then a section) all travel with the first
+                # content below them: a heading alone is no answer to anything
+                self.flush()
+                self.pending_heading.append(b)
+            elif b.kind == BlockKind.TABLE_ROW or (b.kind == BlockKind.NOTE and b.block_id in self.consumed):
+                continue  # inside its table's chunk
+            elif b.kind == BlockKind.PARAGRAPH and b.block_id in self.captions:
+                self.flush()  # emitted with its table
+            elif b.kind == BlockKind.TABLE:
+                self.flush()
+                self.add_table(idx, b)
+            else:
+                self.add_text(b)  # paragraph, list, note, turn
+        self.flush()
+        if self.pending_heading:
+            self.out.append(headings_piece(self.pending_heading))
+        return self.out
+
+    def flush(self) -> None:
+        """The merged text group (with the headings above it and the notes it cites) as one piece."""
+        group = self.group
+        if not group:
+            return
+        members = self.pending_heading + group
+        ids = {b.block_id for b in members}
+        extra = cited_notes_of(group, self.notes, ids) if self.attach else []
+        spans = [(members[0].vstart, members[-1].vend)] + [(n.vstart, n.vend) for n in extra]
+        kinds = {b.kind for b in group}
+        kind = "text" if kinds <= {BlockKind.PARAGRAPH} else (group[0].kind if len(kinds) == 1 else "mixed")
+        self.out.append(Piece(spans, kind, group[0].section_path, None,
+                              [b.block_id for b in members] + [n.block_id for n in extra]))
+        self.group = []
+        self.pending_heading.clear()
+
+    def add_table(self, idx: int, table: Block) -> None:
+        """The table whole (with its caption, the headings above it and the notes it cites), or
+        row groups when it is larger than table_max_chars."""
+        parts = table_parts(self.doc, table)
+        whole = table_piece(self.doc, parts, self.pending_heading, self.notes)
+        if self.attach:
+            self._consume_notes_below(idx, table, set(whole.block_ids))
+        size = sum(e - s for s, e in whole.view_spans)
+        if self.table_max and size > self.table_max and parts.body_rows:
+            self.out.extend(row_group_pieces(self.doc, parts, list(self.pending_heading), self.notes,
+                                             len, self.table_max))
+        else:
+            self.out.append(whole)
+        self.pending_heading.clear()
+
+    def _consume_notes_below(self, idx: int, table: Block, attached: set[str]) -> None:
+        """Notes directly below the table that its piece carries are not chunked again."""
+        for later in self.doc.blocks[idx + 1:]:
+            if later.kind == BlockKind.TABLE_ROW and later.parent_id == table.block_id:
+                continue
+            if later.kind == BlockKind.NOTE and later.block_id in attached:
+                self.consumed.add(later.block_id)
+                continue
+            break
+
+    def add_text(self, b: Block) -> None:
+        """Merge within the section up to max_chars; a paragraph longer than that alone is
+        split at sentence boundaries."""
+        if self.group and (self.group[0].section_path != b.section_path
+                           or (b.vend - (self.pending_heading + self.group)[0].vstart) > self.max_chars):
+            self.flush()
+        if b.kind == BlockKind.PARAGRAPH and b.vend - b.vstart > self.max_chars:
+            self.flush()
+            self.out.extend(_split_paragraph(self.doc, b, self.pending_heading, self.notes, self.max_chars,
+                                            self.attach))
+            self.pending_heading.clear()
+            return
+        self.group.append(b)
+
+
+def _caption_ids(doc: ParsedDocument) -> set[str]:
+    """Caption / unit paragraphs directly above a table: they travel with the table."""
+    captions: set[str] = set()
+    for t in doc.blocks:
+        if t.kind == BlockKind.TABLE:
+            cap = caption_block(doc, t)
+            if cap is not None:
+                captions.add(cap.block_id)
+    return captions
+
+
+def _split_paragraph(doc: ParsedDocument, b: Block, lead: list[Block], notes, max_chars: int,
+                    attach: bool) -> list[Piece]:
+    """A paragraph longer than max_chars: consecutive sentences up to max_chars per piece
+    (a sentence longer than that stays whole); each piece carries the footnotes its own
+    sentences cite, and the first piece the headings above it."""
+    view = doc.view_text
+    groups: list[tuple[int, int]] = []
+    for s, e in split_sentences(view, b.vstart, b.vend):
+        if groups and e - groups[-1][0] <= max_chars:
+            groups[-1] = (groups[-1][0], e)
+        else:
+            groups.append((s, e))
+    pieces = []
+    for i, (s, e) in enumerate(groups):
+        head = lead if i == 0 else []
+        marks = cited_marks(view[s:e]) if attach else []
+        extra = cited_notes(replace(b, attrs={**b.attrs, "cites": marks}), notes) if marks else []
+        spans = [(h.vstart, h.vend) for h in head] + [(s, e)] + [(n.vstart, n.vend) for n in extra]
+        pieces.append(Piece(spans, "text", b.section_path, b.block_id,
+                            [h.block_id for h in head] + [b.block_id] + [n.block_id for n in extra]))
+    return pieces
+
+
 class StructureParams(StrategyParams):
     max_chars: int = Field(800, gt=0)          # text merged within a section up to this
     attach_notes: bool = True                  # a block carries the footnotes it cites
@@ -98,110 +222,7 @@ class Structure(Strategy):
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
-        max_chars, attach, table_max = p["max_chars"], p["attach_notes"], p["table_max_chars"]
-        notes = notes_by_mark(doc) if attach else {}
-        # caption / unit paragraphs directly above a table travel with the table
-        captions: set[str] = set()
-        for t in doc.blocks:
-            if t.kind == BlockKind.TABLE:
-                cap = caption_block(doc, t)
-                if cap is not None:
-                    captions.add(cap.block_id)
-        # notes printed right below a table that cites them belong to that table's chunk
-        consumed: set[str] = set()
-        out: list[Piece] = []
-        group: list[Block] = []
-        pending_heading: list[Block] = []
-
-        def flush() -> None:
-            nonlocal group
-            if not group:
-                return
-            members = pending_heading + group
-            ids = {b.block_id for b in members}
-            extra = cited_notes_of(group, notes, ids) if attach else []
-            spans = [(members[0].vstart, members[-1].vend)] + [(n.vstart, n.vend) for n in extra]
-            kinds = {b.kind for b in group}
-            kind = "text" if kinds <= {BlockKind.PARAGRAPH} else (group[0].kind if len(kinds) == 1 else "mixed")
-            out.append(Piece(spans, kind, group[0].section_path, None,
-                             [b.block_id for b in members] + [n.block_id for n in extra]))
-            group = []
-            pending_heading.clear()
-
-        blocks = doc.blocks
-        for idx, b in enumerate(blocks):
-            if b.kind == BlockKind.HEADING:
-                flush()
-                # consecutive headings (a title, then a section) all travel with the first
-                # content below them: a heading alone is no answer to anything
-                pending_heading.append(b)
-                continue
-            if b.kind == BlockKind.TABLE_ROW:
-                continue  # inside its table's chunk
-            if b.kind == BlockKind.NOTE and b.block_id in consumed:
-                continue
-            if b.kind == BlockKind.PARAGRAPH and b.block_id in captions:
-                flush()
-                continue  # emitted with its table
-            if b.kind == BlockKind.TABLE:
-                flush()
-                parts = table_parts(doc, b)
-                whole = table_piece(doc, parts, pending_heading, notes if attach else {})
-                if attach:
-                    # notes directly below the table are consumed by it
-                    attached = set(whole.block_ids)
-                    for later in blocks[idx + 1:]:
-                        if later.kind == BlockKind.TABLE_ROW and later.parent_id == b.block_id:
-                            continue
-                        if later.kind == BlockKind.NOTE and later.block_id in attached:
-                            consumed.add(later.block_id)
-                            continue
-                        break
-                size = sum(e - s for s, e in whole.view_spans)
-                if table_max and size > table_max and parts.body_rows:
-                    out.extend(row_group_pieces(doc, parts, list(pending_heading), notes if attach else {},
-                                                len, table_max))
-                else:
-                    out.append(whole)
-                pending_heading.clear()
-                continue
-            # paragraph, list, note, turn: merge within the section up to max_chars
-            if group and (group[0].section_path != b.section_path
-                          or (b.vend - (pending_heading + group)[0].vstart) > max_chars):
-                flush()
-            if b.kind == BlockKind.PARAGRAPH and b.vend - b.vstart > max_chars:
-                flush()
-                out.extend(self._split_paragraph(doc, b, pending_heading, notes, max_chars, attach))
-                pending_heading.clear()
-                continue
-            group.append(b)
-        flush()
-        if pending_heading:
-            out.append(Piece([(h.vstart, h.vend) for h in pending_heading], "heading",
-                             pending_heading[0].section_path, None, [h.block_id for h in pending_heading]))
+        out = _SectionWalk(doc, p["max_chars"], p["attach_notes"], p["table_max_chars"]).pieces()
         if p["link_notes_chars"]:
             out = link_notes(doc, out, p["link_notes_chars"])
         return out
-
-    @staticmethod
-    def _split_paragraph(doc: ParsedDocument, b: Block, lead: list[Block], notes, max_chars: int,
-                         attach: bool) -> list[Piece]:
-        """A paragraph longer than max_chars: consecutive sentences up to max_chars per piece
-        (a sentence longer than that stays whole); each piece carries the footnotes its own
-        sentences cite, and the first piece the headings above it."""
-        view = doc.view_text
-        groups: list[tuple[int, int]] = []
-        for s, e in split_sentences(view, b.vstart, b.vend):
-            if groups and e - groups[-1][0] <= max_chars:
-                groups[-1] = (groups[-1][0], e)
-            else:
-                groups.append((s, e))
-        pieces = []
-        for i, (s, e) in enumerate(groups):
-            head = lead if i == 0 else []
-            marks = cited_marks(view[s:e]) if attach else []
-            extra = cited_notes(replace(b, attrs={**b.attrs, "cites": marks}), notes) if marks else []
-            spans = [(h.vstart, h.vend) for h in head] + [(s, e)] + [(n.vstart, n.vend) for n in extra]
-            pieces.append(Piece(spans, "text", b.section_path, b.block_id,
-                                [h.block_id for h in head] + [b.block_id] + [n.block_id for n in extra]))
-        return pieces

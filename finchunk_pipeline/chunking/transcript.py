@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import Field
 
 from ..parse.model import Block, BlockKind, ParsedDocument
-from .context import Piece
+from .context import Piece, headings_piece
 from .options import StrategyParams
 from .strategy import Strategy
 from .strategy_context import ChunkingContext
@@ -119,7 +119,6 @@ def exchanges(items: list[Turn | Block]) -> list[list[Turn] | Block]:
             cur = None
             out.append(it)
             continue
-        nxt = items[k + 1] if k + 1 < len(items) else None
         same_sec = cur is not None and cur[-1].section_path == it.section_path
         if it.role == OPERATOR:
             cur = [it]
@@ -181,66 +180,86 @@ class Transcript(Strategy):
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
-        p = self.resolve(params)
-        max_chars = p["max_chars"]
+        max_chars = self.resolve(params)["max_chars"]
         items = extract_turns(doc)
         if not any(isinstance(it, Turn) for it in items):
             return Structure().pieces(doc, {"max_chars": min(max_chars, 800)}, meta, context=context)
         event = str(meta.get("title") or "").strip() or next(
             (b.text for b in doc.blocks if b.kind == BlockKind.HEADING), doc.doc_id)
         out: list[Piece] = []
-        pending: list[Block] = []
+        pending: list[Block] = []   # headings waiting for content
         for item in exchanges(items):
             if isinstance(item, Block):
                 if item.kind == BlockKind.HEADING:
                     pending.append(item)
                 elif item.kind not in (BlockKind.TABLE_ROW,) and not item.attrs.get("furniture"):
-                    spans = [(h.vstart, h.vend) for h in pending] + [(item.vstart, item.vend)]
-                    out.append(Piece(spans, "text" if item.kind == BlockKind.PARAGRAPH else item.kind,
-                                     item.section_path, None, [h.block_id for h in pending] + [item.block_id]))
+                    out.append(_block_piece(item, pending))
                     pending = []
                 continue
-            turns = item
-            # units: (turn, paragraph span, is first paragraph of the turn)
-            units = [(t, sp, i == 0) for t in turns for i, sp in enumerate(t.paras)]
-            lead = [(h.vstart, h.vend) for h in pending]
-            lead_ids = [h.block_id for h in pending]
+            out.extend(_exchange_pieces(item, pending, event, max_chars))
             pending = []
-            groups: list[list] = []
-            cur: list = []
-            cur_start = None
-            for u in units:
-                if cur and u[1][1] - cur_start > max_chars:
-                    groups.append(cur)
-                    cur = []
-                if not cur:
-                    cur_start = u[1][0]
-                cur.append(u)
-            if cur:
-                groups.append(cur)
-            sec = turns[0].section_path
-            for gi, g in enumerate(groups):
-                g_turns: list[Turn] = []
-                for t, _, _ in g:
-                    if t not in g_turns:
-                        g_turns.append(t)
-                spans = (lead if gi == 0 else []) + [sp for _, sp, _ in g]
-                ids = (lead_ids if gi == 0 else []) + list(dict.fromkeys(i for t in g_turns for i in t.block_ids))
-                # speakers whose label is not in this piece: name them in the context
-                unlabelled = []
-                for t in g_turns:
-                    if not any(first for tt, _, first in g if tt is t):
-                        unlabelled.append(t)
-                context = ""
-                if unlabelled or gi > 0:
-                    said = "; ".join(f"{t.who}" for t in (unlabelled or g_turns))
-                    asker = next((t for t in turns if t.role == ANALYST), None)
-                    to = f", answering {asker.who}" if asker is not None and asker not in g_turns else ""
-                    context = f"{event} — {' > '.join(sec)} — continued: {said}{to}".replace(" —  — ", " — ")
-                label = ("Q&A: " if any(t.role == ANALYST for t in turns) else "") + _speakers(g_turns)
-                out.append(Piece(spans, _kind(g_turns), tuple(sec) + (label,), None, ids, context=context,
-                                 speaker=_speakers(g_turns)))
         if pending:
-            out.append(Piece([(h.vstart, h.vend) for h in pending], "heading", pending[0].section_path, None,
-                             [h.block_id for h in pending]))
+            out.append(headings_piece(pending))
         return out
+
+
+# one paragraph of an exchange: (its turn, its view span, whether it is the turn's first paragraph)
+_Unit = tuple[Turn, tuple[int, int], bool]
+
+
+def _block_piece(b: Block, lead: list[Block]) -> Piece:
+    """A block outside any turn, with the headings above it."""
+    spans = [(h.vstart, h.vend) for h in lead] + [(b.vstart, b.vend)]
+    return Piece(spans, "text" if b.kind == BlockKind.PARAGRAPH else b.kind, b.section_path, None,
+                 [h.block_id for h in lead] + [b.block_id])
+
+
+def _exchange_pieces(turns: list[Turn], lead: list[Block], event: str, max_chars: int) -> list[Piece]:
+    """One exchange, whole or in paragraph groups up to max_chars; the first piece carries the
+    headings above it, a piece not opening with a speaker's label names them in its context."""
+    sec = turns[0].section_path
+    qa = "Q&A: " if any(t.role == ANALYST for t in turns) else ""
+    out: list[Piece] = []
+    for gi, g in enumerate(_paragraph_groups(turns, max_chars)):
+        g_turns: list[Turn] = []
+        for t, _, _ in g:
+            if t not in g_turns:
+                g_turns.append(t)
+        head = lead if gi == 0 else []
+        spans = [(h.vstart, h.vend) for h in head] + [sp for _, sp, _ in g]
+        ids = [h.block_id for h in head] + list(dict.fromkeys(i for t in g_turns for i in t.block_ids))
+        context = _continuation(event, sec, turns, g, g_turns, later=gi > 0)
+        out.append(Piece(spans, _kind(g_turns), tuple(sec) + (qa + _speakers(g_turns),), None, ids, context=context,
+                         speaker=_speakers(g_turns)))
+    return out
+
+
+def _paragraph_groups(turns: list[Turn], max_chars: int) -> list[list[_Unit]]:
+    """The exchange's paragraphs, in order, cut into groups spanning at most max_chars (a
+    paragraph longer than that is a group alone)."""
+    groups: list[list[_Unit]] = []
+    cur: list[_Unit] = []
+    cur_start = 0
+    for u in ((t, sp, i == 0) for t in turns for i, sp in enumerate(t.paras)):
+        if cur and u[1][1] - cur_start > max_chars:
+            groups.append(cur)
+            cur = []
+        if not cur:
+            cur_start = u[1][0]
+        cur.append(u)
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+def _continuation(event: str, sec: tuple[str, ...], turns: list[Turn], g: list[_Unit], g_turns: list[Turn],
+                  later: bool) -> str:
+    """Embedding-text context naming the speakers whose label is not in this piece (and the
+    analyst they answer); empty for a piece that opens the exchange with every label."""
+    unlabelled = [t for t in g_turns if not any(first for tt, _, first in g if tt is t)]
+    if not (unlabelled or later):
+        return ""
+    said = "; ".join(f"{t.who}" for t in (unlabelled or g_turns))
+    asker = next((t for t in turns if t.role == ANALYST), None)
+    to = f", answering {asker.who}" if asker is not None and asker not in g_turns else ""
+    return f"{event} — {' > '.join(sec)} — continued: {said}{to}".replace(" —  — ", " — ")

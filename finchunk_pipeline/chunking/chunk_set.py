@@ -19,8 +19,8 @@ import pyarrow as pa
 from ..parse.store import BlockStore
 from ..storage import stable_hash
 from .bound import SPLIT_NOTE, span_chars
-from .chunker import chunk_document
 from .config import ChunkerConfig
+from .document import chunk_document
 from .model import Chunk
 from .notes import Notes, collecting
 from .registry import STRATEGIES

@@ -1,4 +1,4 @@
-"""Run one chunker configuration over parsed documents."""
+"""Chunk documents with one chunker configuration: the strategy's pieces, bounded, made chunks."""
 from __future__ import annotations
 
 from typing import Any, Iterable
