@@ -54,7 +54,7 @@ from .pdf_layout import (
 from .text_tables import emit_table, find_tables, is_row
 
 VERSION = "1"
-INPUT = "bytes"           # the runner hands this parser the raw bytes, not decoded text
+INPUT = "bytes"           # corpus_parse hands this parser the raw bytes, not decoded text
 FORMATS = ("pdf",)        # the corpus formats it reads (parse/registry.py)
 
 HEADING_SIZE = 1.15       # x body font size: a one-line block this large is a heading
