@@ -47,3 +47,34 @@ def test_expand_html_returns_raw_spans():
     view_spans = [(s, e) for s, e in spans]
     assert all(0 <= s < e <= len(raw) for s, e in view_spans)
     assert "Line 10" in "".join(raw[s:e] for s, e in spans)
+
+
+TWO_TABLES = ("# Report\n\n## Segments\n\n"
+              + "".join(f"Table {t} (in € millions):\n\n| Item {t} | 2024 | 2023 |\n|---|---|---|\n"
+                        + "\n".join(f"| Row {t}.{i} | {100 + i}.0 | {90 + i}.5 |" for i in range(12)) + "\n\n"
+                        for t in ("A", "B")))
+
+_EXPAND_IN_A_PROCESS = """
+import json, sys
+from finchunk_pipeline.chunking.expand import expand_chunk
+from finchunk_pipeline.parse import markdown
+doc = markdown.parse("m", sys.stdin.read())
+view = doc.view_text
+start, end = view.index("| Row A.10"), view.index("| Row B.1 |") + len("| Row B.1 |")
+print(json.dumps(expand_chunk({"view_spans": [{"start": start, "end": end}]}, doc, 520)[1]))
+"""
+
+
+def test_a_chunk_over_two_tables_expands_the_same_in_every_process():
+    """The tables a chunk touches are expanded in the order it touches them, not in the order
+    of a set of their ids (string hashing differs per process: PYTHONHASHSEED)."""
+    import os
+    import subprocess
+    import sys
+
+    outs = {subprocess.run([sys.executable, "-c", _EXPAND_IN_A_PROCESS], input=TWO_TABLES, text=True,
+                           capture_output=True, check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in range(6)}
+    assert len(outs) == 1, outs
+    text = outs.pop()
+    assert "Item A" in text   # the first table touched gets its header first

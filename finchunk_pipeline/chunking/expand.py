@@ -105,7 +105,8 @@ class _Expansion:
     def add_tables(self) -> None:
         """1. Each table the chunk has rows of: its caption and header rows, then neighbouring rows."""
         touched = [b for s, e in self.cur for b in self.covering(s, e)]
-        tables = {b.parent_id for b in touched if b.kind == BlockKind.TABLE_ROW and b.parent_id}
+        # in the order the chunk touches them (a set would order them by string hash: per process)
+        tables = dict.fromkeys(b.parent_id for b in touched if b.kind == BlockKind.TABLE_ROW and b.parent_id)
         by_id = {b.block_id: b for b in self.blocks}
         for tid in tables:
             t = by_id.get(tid)
