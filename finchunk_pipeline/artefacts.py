@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
-from .storage import read_json, sha256_bytes, stable_hash, write_json
+from .storage import (
+    read_json,
+    safe_name,
+    sha256_bytes,
+    stable_hash,
+    write_json,
+    write_parquet,
+)
 
 PACKAGE = Path(__file__).resolve().parent  # finchunk_pipeline/
 
@@ -121,3 +128,51 @@ def code_version(*modules: str) -> str:
         module = importlib.import_module(name)
         files.append(Path(module.__file__).resolve())
     return code_hash(files)
+
+
+class VersionedTables:
+    """Versioned Parquet artefacts: ``<root>/<version name>/<FILE>`` and its ``manifest.json``,
+    the completion mark written after the data and recording its size — a data file replaced
+    after it (a rebuild in progress, or one that died between the two writes) does not pass for
+    complete. Chunk sets (chunking/store.py) and enrichments (enrichment/build.py) are these."""
+
+    FILE = "data.parquet"
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def dir(self, version_name: str) -> Path:
+        return self.root / safe_name(version_name)
+
+    def path(self, version_name: str) -> Path:
+        return self.dir(version_name) / self.FILE
+
+    def manifest_path(self, version_name: str) -> Path:
+        return self.dir(version_name) / "manifest.json"
+
+    def manifest(self, version_name: str) -> dict | None:
+        """The manifest of a complete artefact, else None."""
+        p, data = self.manifest_path(version_name), self.path(version_name)
+        if not (p.exists() and data.exists()):
+            return None
+        m = read_json(p)
+        if "data_bytes" in m and m["data_bytes"] != data.stat().st_size:
+            return None
+        return m
+
+    def fresh(self, version_name: str, key: str) -> dict | None:
+        """The manifest when the stored artefact is complete and was built from ``key``."""
+        m = self.manifest(version_name)
+        return m if m is not None and m.get("inputs") == key else None
+
+    def write(self, version_name: str, table, manifest: dict) -> Path:
+        """The data file replaced atomically, then the manifest naming its size. Nothing
+        published is removed first; callers hold the build's claim (claims.py)."""
+        path = write_parquet(self.path(version_name), table)
+        write_json(self.manifest_path(version_name), {**manifest, "data_bytes": path.stat().st_size})
+        return path
+
+    def read(self, version_name: str, columns: list[str] | None = None):
+        import pyarrow.parquet as pq
+
+        return pq.read_table(self.path(version_name), columns=columns).to_pandas()

@@ -82,8 +82,8 @@ def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockSt
     one of another name with the same chunking is copied."""
     key = inputs_hash(config, parsed, model_path, embed_backend)
     version = config.chunks_version_name
-    existing = store.manifest(version)
-    if existing and existing.get("inputs") == key and not force:
+    existing = None if force else store.fresh(version, key)
+    if existing is not None:
         return ChunkSetResult(version, False, existing)
     if not force:
         twin = stored_twin(config, parsed, store, model_path, embed_backend)
@@ -165,9 +165,8 @@ def stored_twin(config: ChunkerConfig, parsed: pd.DataFrame, store: ChunkStore,
         name = folder.name[:-len(suffix)]
         if name == config.name or not folder.is_dir():
             continue
-        manifest = store.manifest(folder.name)
         twin = dataclasses.replace(config, name=name, enrich=None, description="")
-        if manifest and manifest.get("inputs") == inputs_hash(twin, parsed, model_path, embed_backend):
+        if store.fresh(folder.name, inputs_hash(twin, parsed, model_path, embed_backend)) is not None:
             return folder.name
     return None
 

@@ -16,13 +16,20 @@ from typing import Callable
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from ..artefacts import VersionedTables
 from ..chunking.store import ChunkStore, spans_of
 from ..parse.store import BlockStore
-from ..storage import read_json, safe_name, stable_hash, write_json, write_parquet
+from ..storage import stable_hash
 from .cache import TextCache
-from .model import ENRICHMENT_SCHEMA, LLM, META_FIELDS, STRUCTURAL, EnrichSpec, chunk_hash
+from .model import (
+    ENRICHMENT_SCHEMA,
+    LLM,
+    META_FIELDS,
+    STRUCTURAL,
+    EnrichSpec,
+    chunk_hash,
+)
 from .structural import ChunkRef, enrich_document
 
 BUILD_VERSION = "1"
@@ -34,32 +41,10 @@ class EnrichmentError(RuntimeError):
     """Enrichment could not be completed (names the chunk set and what failed)."""
 
 
-class EnrichmentStore:
-    """``<root>/<version name>/enrichment.parquet`` + ``manifest.json`` (the completion mark)."""
+class EnrichmentStore(VersionedTables):
+    """``<root>/<version name>/enrichment.parquet`` + ``manifest.json`` (artefacts.VersionedTables)."""
 
-    def __init__(self, root: str | Path):
-        self.root = Path(root)
-
-    def dir(self, version_name: str) -> Path:
-        return self.root / safe_name(version_name)
-
-    def path(self, version_name: str) -> Path:
-        return self.dir(version_name) / "enrichment.parquet"
-
-    def manifest(self, version_name: str) -> dict | None:
-        p, data = self.dir(version_name) / "manifest.json", self.path(version_name)
-        if not (p.exists() and data.exists()):
-            return None
-        m = read_json(p)
-        return m if m.get("data_bytes") == data.stat().st_size else None
-
-    def write(self, version_name: str, table: pa.Table, manifest: dict) -> Path:
-        path = write_parquet(self.path(version_name), table)
-        write_json(self.dir(version_name) / "manifest.json", {**manifest, "data_bytes": path.stat().st_size})
-        return path
-
-    def read(self, version_name: str, columns: list[str] | None = None) -> pd.DataFrame:
-        return pq.read_table(self.path(version_name), columns=columns).to_pandas()
+    FILE = "enrichment.parquet"
 
 
 @dataclass
@@ -101,8 +86,8 @@ def build_enrichment(config, parsed: pd.DataFrame, blocks: BlockStore, chunks: C
     if cm is None:
         raise EnrichmentError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
     key = enrichment_inputs(spec, cm)
-    existing = store.manifest(config.version_name)
-    if existing and existing.get("inputs") == key:
+    existing = store.fresh(config.version_name, key)
+    if existing is not None:
         return EnrichmentResult(config.version_name, False, existing)
     t0 = time.perf_counter()
     where = {r["doc_id"]: r for r in parsed.to_dict("records")}
