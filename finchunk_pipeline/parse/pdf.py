@@ -40,7 +40,7 @@ from .builder import DocBuilder
 from .gcpause import without_gc
 from .line_kinds import NOTE_LINE, is_num, line_heading_level, note_mark
 from .lines import line_spans
-from .model import BlockKind, ParsedDocument
+from .model import Block, BlockKind, ParsedDocument
 from .offsets import OffsetMap
 from .pdf_layout import (
     CELL_SEP,
@@ -51,7 +51,7 @@ from .pdf_layout import (
     mark_furniture,
     open_pdf,
 )
-from .text_tables import emit_table, find_tables, is_row
+from .text_tables import emit_layout_line, find_tables, is_row
 
 VERSION = "1"
 INPUT = "bytes"           # corpus_parse hands this parser the raw bytes, not decoded text
@@ -198,18 +198,13 @@ class _ViewLines:
 def _emit_at(d: DocBuilder, lines: _ViewLines, tables: dict[int, tuple[int, int]], i: int) -> int:
     """Emit the block starting at line i (a table, furniture, a note, a heading by its words
     or by its font, a paragraph); returns the line after it."""
-    if i in tables:
-        first, last = tables[i]
-        at = len(d.blocks)
-        emit_table(d, lines.view, lines.spans, i, first, last, lines.row, lines.blank, lines.L)
-        _columns_by_position(d.blocks[at], range(i, first), range(first, last + 1), lines.meta, lines.L)
-        return last + 1
+    def columns(table: Block, start: int, first: int, last: int) -> None:
+        _columns_by_position(table, range(start, first), range(first, last + 1), lines.meta, lines.L)
+
+    after = emit_layout_line(d, lines.view, lines, tables, i, columns)
+    if after is not None:
+        return after
     s, e = lines.spans[i]
-    if lines.furniture[i]:
-        d.add(BlockKind.PARAGRAPH, s, e, {"furniture": True})
-        return i + 1
-    if lines.blank[i]:
-        return i + 1
     nm = _note_mark_at(lines, i, d.recent)
     if nm is not None:
         j = lines.block_end(i, tables, lambda t: note_mark(t, d.recent) is not None)

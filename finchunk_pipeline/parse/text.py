@@ -46,10 +46,10 @@ from .line_kinds import (
     spanish,
 )
 from .lines import line_spans
-from .model import BlockKind, ParsedDocument
+from .model import ParsedDocument
 from .offsets import OffsetMap
 from .pages import page_layout
-from .text_tables import emit_table, find_tables, rows
+from .text_tables import emit_layout_line, find_tables, rows
 
 # 2: pages of extracted text (parse/pages.py): page ends at page-number lines, furniture
 #    blocks, page-top title lines as headings; spacer lines inside tables
@@ -156,16 +156,10 @@ def _emit_at(d: DocBuilder, lines: _Lines, tables: dict[int, tuple[int, int]], s
              maybe: list[bool], i: int) -> int:
     """Emit the block starting at line i (a table, furniture, a page title, a note, a
     heading or a paragraph); returns the line after it."""
-    if i in tables:
-        first, last = tables[i]
-        emit_table(d, lines.text, lines.spans, i, first, last, lines.row, lines.blank, lines.L)
-        return last + 1
+    after = emit_layout_line(d, lines.text, lines, tables, i)
+    if after is not None:
+        return after
     s, e = lines.spans[i]
-    if lines.furniture[i]:
-        d.add(BlockKind.PARAGRAPH, s, e, {"furniture": True})
-        return i + 1
-    if lines.blank[i]:
-        return i + 1
     cur = lines.texts[i]
     if lines.title[i]:
         lvl = line_heading_level(cur)

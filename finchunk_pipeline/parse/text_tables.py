@@ -231,3 +231,25 @@ def _caption_and_unit(prev: Block | None, attrs: dict[str, Any]) -> None:
         if m:
             attrs["unit"] = m.group(0)
             break
+
+
+def emit_layout_line(d: DocBuilder, text: str, lines, tables: dict[int, tuple[int, int]], i: int,
+                     on_table: Callable[[Block, int, int, int], None] | None = None) -> int | None:
+    """What every line-based parser (text, pdf) reads the same way at line ``i``: a table
+    starting there (emitted whole; ``on_table(block, i, first, last)`` adds what the parser
+    knows beyond the text), page furniture, a blank line. Returns the line after it, or None
+    when line ``i`` starts none of these. ``lines``: spans, row, blank, furniture, L."""
+    if i in tables:
+        first, last = tables[i]
+        at = len(d.blocks)
+        emit_table(d, text, lines.spans, i, first, last, lines.row, lines.blank, lines.L)
+        if on_table is not None:
+            on_table(d.blocks[at], i, first, last)
+        return last + 1
+    if lines.furniture[i]:
+        s, e = lines.spans[i]
+        d.add(BlockKind.PARAGRAPH, s, e, {"furniture": True})
+        return i + 1
+    if lines.blank[i]:
+        return i + 1
+    return None
