@@ -20,6 +20,24 @@ import pyarrow.parquet as pq
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._=-]{0,200}$")
 
 
+def is_missing(value: Any) -> bool:
+    """A missing table value: None, NaN, NaT or pd.NA (a list-like value is never missing)."""
+    if value is None:
+        return True
+    try:
+        import pandas as pd
+
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # list-like: pd.isna answers per element
+        return False
+
+
+def meta_value(value: Any) -> str | None:
+    """A metadata value as a hash sees it: every missing value is one value (None), the rest
+    their text."""
+    return None if is_missing(value) else str(value)
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

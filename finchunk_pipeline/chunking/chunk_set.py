@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..parse.store import BlockStore
-from ..storage import stable_hash
+from ..storage import meta_value, stable_hash
 from .bound import SPLIT_NOTE, span_chars
 from .config import ChunkerConfig
 from .document import chunk_document
@@ -42,16 +42,6 @@ class ChunkSetResult:
     derived_from: str | None = None  # copied from this stored chunk set (same chunking), not chunked
 
 
-def _meta_value(v):
-    """A metadata value as the hash sees it: missing values (None, NaN, NaT) are one value."""
-    try:
-        if v is None or pd.isna(v):
-            return None
-    except (TypeError, ValueError):  # list-like
-        pass
-    return str(v)
-
-
 def inputs_hash(config: ChunkerConfig, parsed: pd.DataFrame, model_path: str | None,
                 embed_backend: str = DEFAULT_EMBED_BACKEND) -> str:
     """Everything a chunk set is built from: the configuration, each document's blocks
@@ -61,7 +51,7 @@ def inputs_hash(config: ChunkerConfig, parsed: pd.DataFrame, model_path: str | N
     strategy that embeds (semantic: its cuts follow the vectors) the embedding backend."""
     fields = [f for f in META_FIELDS if f in parsed.columns]
     docs = sorted(
-        (d, sha, key, [_meta_value(v) for v in meta])
+        (d, sha, key, [meta_value(v) for v in meta])
         for d, sha, key, *meta in zip(parsed["doc_id"], parsed["sha"], parsed["parser_key"],
                                       *(parsed[f] for f in fields)))
     key = {"config": config.chunks_version_name, "docs": docs, "meta_fields": fields,

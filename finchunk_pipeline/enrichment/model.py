@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..settings import Settings
-from ..storage import stable_hash
+from ..storage import meta_value, stable_hash
 
 STRUCTURAL = "structural"
 LLM = "llm"
@@ -123,17 +123,6 @@ def parse_enrich(raw: Any, where: str) -> EnrichSpec | None:
 META_FIELDS = ("title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end")
 
 
-def _meta_value(v):
-    try:
-        import pandas as pd
-
-        if v is None or pd.isna(v):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return str(v)
-
-
 def chunk_hash(doc_sha: str, parser_key: str, view_spans, source_text: str, section_path,
                meta: dict[str, Any]) -> str:
     """Everything an enricher reads about one chunk: the document's content and parser (its
@@ -143,4 +132,4 @@ def chunk_hash(doc_sha: str, parser_key: str, view_spans, source_text: str, sect
              for s in view_spans]
     return stable_hash({"doc": doc_sha, "parser": parser_key, "spans": spans, "text": source_text,
                         "section": list(section_path) if section_path is not None else [],
-                        "meta": {k: _meta_value(meta.get(k)) for k in META_FIELDS}}, n=20)
+                        "meta": {k: meta_value(meta.get(k)) for k in META_FIELDS}}, n=20)

@@ -33,7 +33,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..storage import stable_hash
+from ..storage import is_missing, stable_hash
 from .periods import find_periods, title_doc_types
 
 METADATA_COLUMNS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end")
@@ -102,14 +102,7 @@ def short_name(key: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _clean(v):
-    if v is None:
-        return None
-    try:
-        if pd.isna(v):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return v
+    return None if is_missing(v) else v
 
 
 def _generic(tok: str) -> bool:
