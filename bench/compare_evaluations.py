@@ -6,7 +6,10 @@ number identical.
 Left out of the comparison (``IGNORED``): versions and input keys (they name code and inputs,
 which a refactoring changes on purpose) and timings; index sizes, which count the markers'
 recorded timings, are compared within a few bytes (``MARKER_SIZED``). Prints every difference, by path, and
-exits 1 on any; 0 when every other value is identical.
+exits 1 on any; 0 when every other value is identical. ``--ignore KEY,...`` leaves more keys
+out — e.g. ``index_bytes,index_bytes_retriever`` when the markers' key format changed (the index
+data files themselves are then compared with ``--stores BEFORE_ROOT AFTER_ROOT``: every chunk
+Parquet and non-JSON index file byte for byte).
 """
 from __future__ import annotations
 
@@ -50,12 +53,35 @@ def differences(before: Any, after: Any, path: str = "") -> Iterator[str]:
         yield f"{path}: {before!r} -> {after!r}"
 
 
+def stored_files(root: Path) -> dict[str, str]:
+    """{path under the data root: sha256} of every chunk set's Parquet and every index file
+    but the JSON markers."""
+    import hashlib
+
+    out = {}
+    for f in sorted(root.glob("corpora/*/chunks/*/*.parquet")) + sorted(root.glob("corpora/*/indexes/**/*")):
+        if f.is_file() and f.suffix != ".json":
+            rel = f.relative_to(root).as_posix().split("/", 2)[2]   # corpus folder names differ by path
+            out[rel] = hashlib.sha256(f.read_bytes()).hexdigest()
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
+    parser.add_argument("--ignore", default="", help="more keys to leave out, comma-separated")
+    parser.add_argument("--stores", nargs=2, type=Path, metavar=("BEFORE_ROOT", "AFTER_ROOT"),
+                        help="also compare the stored chunk sets and index files byte for byte")
     args = parser.parse_args(argv)
+    IGNORED.update(k for k in args.ignore.split(",") if k)
     found = list(differences(json.loads(args.before.read_text()), json.loads(args.after.read_text())))
+    if args.stores:
+        b, a = (stored_files(r) for r in args.stores)
+        found += [f"{rel}: missing after" for rel in sorted(set(b) - set(a))]
+        found += [f"{rel}: new after" for rel in sorted(set(a) - set(b))]
+        found += [f"{rel}: bytes differ" for rel in sorted(set(a) & set(b)) if a[rel] != b[rel]]
+        print(f"stored files compared: {len(b)} before, {len(a)} after")
     for line in found[:200]:
         print(line)
     if len(found) > 200:
