@@ -176,3 +176,41 @@ def test_parse_budgets():
         parse_budgets("2k")
     with pytest.raises(ValueError, match="> 0"):
         parse_budgets("0")
+
+
+def test_score_budgets_in_one_pass_equals_delivering_each_budget():
+    """score_budgets walks the ranking once for every budget; it must deliver exactly what the
+    assembler delivers budget by budget (overlaps, shared headers, zero-ratio chunks, repeats)."""
+    import random
+
+    from finchunk_pipeline.evaluation.budget import DeliveredChunk, deliver, retrieved_count, score_budgets
+
+    rng = random.Random(7)
+    budgets = (1, 50, 120, 500, 777, 1500, 3000, 8000)
+    for _ in range(400):
+        ranked = []
+        for _ in range(rng.randint(0, 25)):
+            doc = rng.choice("abc")
+            spans = sorted((s, s + rng.randint(1, 400)) for s in rng.sample(range(0, 3000, 7), rng.randint(1, 3)))
+            header = rng.choice(["", "", "Title > Notes", "Title > Revenue"])
+            hc = len(header) + 2 if header else rng.choice([0, 0, 9])
+            body = sum(e - s for s, e in spans)
+            n_chars = hc + rng.choice([body, body // 2, 0, body * 3 // 2])
+            ranked.append(DeliveredChunk(doc, spans, n_chars, hc, "x" * n_chars, header))
+        gold = [(rng.choice("abc"), s, s + rng.randint(20, 300)) for s in rng.sample(range(0, 3000, 11), 3)]
+        got = score_budgets("q", "t", gold, ranked, budgets)
+        for b in budgets:
+            merged, used, _ = deliver(ranked, budget=b)
+            assert (got.retrieved[b], got.chars[b]) == (retrieved_count(gold, merged), used), b
+
+
+def test_a_budget_spent_exactly_delivers_nothing_more_not_even_free_chunks():
+    from finchunk_pipeline.evaluation.budget import DeliveredChunk, deliver, score_budgets
+
+    ranked = [DeliveredChunk("a", [(0, 100)], 100),            # costs exactly the budget
+              DeliveredChunk("a", [(500, 600)], 0),            # adds evidence at no cost (ratio 0)
+              DeliveredChunk("a", [(900, 950)], 50)]
+    gold = [("a", 500, 600)]
+    assert deliver(ranked, budget=100)[0] == {"a": [(0, 100)]}
+    got = score_budgets("q", "t", gold, ranked, (100, 150))
+    assert (got.retrieved, got.chars) == ({100: 0, 150: 1}, {100: 100, 150: 150})

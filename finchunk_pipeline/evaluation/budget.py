@@ -178,13 +178,75 @@ class BudgetScore:
         return self.retrieved[budget] / self.n_gold if self.n_gold else None
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One ranked chunk as the rule delivers it whole, after every chunk before it was
+    delivered whole: the spans it adds, what it costs, and how a budget would cut it."""
+    doc_id: str
+    new: list[tuple[int, int]]   # its spans not delivered before (merged, reading order)
+    cost: int                    # header (if new) + its new characters at its ratio
+    head: int                    # its header's characters when not sent before, else 0
+    ratio: float                 # indexed body characters per raw character
+    new_len: int
+
+
+def _whole_steps(ranked: Sequence[DeliveredChunk], limit: int) -> list[_Step]:
+    """The chunks that add evidence, in rank order, each delivered whole, until the cost
+    passes ``limit`` (the step that passes it included: a budget cuts it)."""
+    steps: list[_Step] = []
+    by_doc: dict[str, list[tuple[int, int]]] = {}
+    sent: set[tuple[str, str]] = set()
+    used = 0
+    for c in ranked:
+        if used >= limit:
+            break
+        have = by_doc.get(c.doc_id, [])
+        new = subtract(merge_spans(c.spans), have)
+        if not new:
+            continue
+        raw_len = sum(e - s for s, e in c.spans) or 1
+        ratio = max(0, c.n_chars - c.header_chars) / raw_len
+        header_key = (c.doc_id, c.header or f"#{c.header_chars}") if c.header_chars else None
+        head = c.header_chars if header_key is not None and header_key not in sent else 0
+        new_len = sum(e - s for s, e in new)
+        step = _Step(c.doc_id, new, head + round(new_len * ratio), head, ratio, new_len)
+        steps.append(step)
+        by_doc[c.doc_id] = merge_spans(have + new)
+        if header_key is not None:
+            sent.add(header_key)
+        used += step.cost
+    return steps
+
+
 def score_budgets(question_id: str, question_type: str, gold: Sequence[GoldPassage],
                   ranked: Sequence[DeliveredChunk], budgets: Sequence[int] = BUDGETS) -> BudgetScore:
+    """Every budget from one pass over the ranking: the chunks a smaller budget delivers whole
+    are the first ones a larger budget delivers whole (the rule's costs do not depend on the
+    budget), so each budget is its prefix of whole chunks plus the one it cuts — exactly what
+    ``deliver(ranked, budget=b)`` delivers, without assembling the ranking once per budget."""
     out = BudgetScore(question_id, question_type, len(gold))
+    if not budgets:
+        return out
+    steps = _whole_steps(ranked, max(budgets))
+    by_doc: dict[str, list[tuple[int, int]]] = {}
+    used, i = 0, 0
+    results: dict[int, tuple[int, int]] = {}
+    for b in sorted(set(budgets)):
+        while i < len(steps) and used < b and used + steps[i].cost <= b:   # delivered whole
+            st = steps[i]
+            by_doc[st.doc_id] = merge_spans(by_doc.get(st.doc_id, []) + st.new)
+            used += st.cost
+            i += 1
+        merged, delivered = by_doc, used
+        if i < len(steps) and used < b:   # the first chunk that does not fit is cut at the budget
+            st = steps[i]
+            body = max(0, b - used - st.head)
+            take = int(body / st.ratio) if st.ratio > 0 else st.new_len
+            merged = {**by_doc, st.doc_id: merge_spans(by_doc.get(st.doc_id, []) + span_prefix(st.new, take))}
+            delivered = b
+        results[b] = (retrieved_count(gold, merged), delivered)
     for b in budgets:
-        merged, used, _ = deliver(ranked, budget=b)
-        out.retrieved[b] = retrieved_count(gold, merged)
-        out.chars[b] = used
+        out.retrieved[b], out.chars[b] = results[b]
     return out
 
 
