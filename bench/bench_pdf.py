@@ -96,7 +96,6 @@ def speed(args) -> dict:
 
 
 def resolution(args) -> dict:
-    import pandas as pd
 
     from finchunk_pipeline.corpus import load_corpus
     from finchunk_pipeline.evaluation.gold_resolution import resolve_passages, summary
@@ -149,7 +148,8 @@ def _recall_rows(data_root: Path, corpus_dir: Path, qids: set[str], budgets=(200
     from finchunk_pipeline.chunking.config import load_chunker_configs
     from finchunk_pipeline.chunking.store import spans_of
     from finchunk_pipeline.corpus import load_corpus
-    from finchunk_pipeline.evaluation.budget import DeliveredChunk, score_budgets
+    from finchunk_pipeline.evaluation.assembler import DeliveredChunk
+    from finchunk_pipeline.evaluation.budget import score_budgets
     from finchunk_pipeline.evaluation.retrieval import DEPTH
     from finchunk_pipeline.index import registry
     from finchunk_pipeline.settings import Settings

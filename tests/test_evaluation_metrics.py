@@ -2,8 +2,13 @@
 import pandas as pd
 import pytest
 
-from finchunk_pipeline.evaluation.budget import DeliveredChunk, budget_curve, deliver, score_budgets, span_prefix
-from finchunk_pipeline.evaluation.containment import contains_answer, number_values, scorable
+from finchunk_pipeline.evaluation.assembler import DeliveredChunk, deliver, span_prefix
+from finchunk_pipeline.evaluation.budget import budget_curve, score_budgets
+from finchunk_pipeline.evaluation.containment import (
+    contains_answer,
+    number_values,
+    scorable,
+)
 from finchunk_pipeline.evaluation.precision import precision_iou
 from finchunk_pipeline.evaluation.retrieval import evaluate_retriever
 
@@ -183,7 +188,7 @@ def test_score_budgets_in_one_pass_equals_delivering_each_budget():
     assembler delivers budget by budget (overlaps, shared headers, zero-ratio chunks, repeats)."""
     import random
 
-    from finchunk_pipeline.evaluation.budget import DeliveredChunk, deliver, retrieved_count, score_budgets
+    from finchunk_pipeline.evaluation.assembler import retrieved_count
 
     rng = random.Random(7)
     budgets = (1, 50, 120, 500, 777, 1500, 3000, 8000)
@@ -205,8 +210,6 @@ def test_score_budgets_in_one_pass_equals_delivering_each_budget():
 
 
 def test_a_budget_spent_exactly_delivers_nothing_more_not_even_free_chunks():
-    from finchunk_pipeline.evaluation.budget import DeliveredChunk, deliver, score_budgets
-
     ranked = [DeliveredChunk("a", [(0, 100)], 100),            # costs exactly the budget
               DeliveredChunk("a", [(500, 600)], 0),            # adds evidence at no cost (ratio 0)
               DeliveredChunk("a", [(900, 950)], 50)]

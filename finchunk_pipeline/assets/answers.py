@@ -29,7 +29,8 @@ from ..evaluation.answers import (
     score_answer,
     summarise,
 )
-from ..evaluation.budget import REPORT_BUDGET, DeliveredChunk, deliver, retrieved_count
+from ..evaluation.assembler import DeliveredChunk, deliver, retrieved_count
+from ..evaluation.budget import REPORT_BUDGET
 from ..evaluation.chunk_set import gold_passages
 from ..evaluation.retrieval import DEPTH, gold_spans
 from ..evaluation.scope import scorable_questions

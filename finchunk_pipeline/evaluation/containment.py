@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .budget import REPORT_BUDGET, deliver
+from .budget import REPORT_BUDGET
 from .cells import pct
 from .metrics import REPORT_K, Column, MetricSpec
 
@@ -113,8 +113,8 @@ def _score(q) -> tuple[bool | None, bool | None]:
 
     if not scorable(q.question_type, q.answer):
         return None, None
-    return (contains_answer(q.answer, deliver(q.delivered, k=REPORT_K)[2], q.language),
-            contains_answer(q.answer, deliver(q.delivered, budget=REPORT_BUDGET)[2], q.language))
+    return (contains_answer(q.answer, q.delivery(k=REPORT_K)[2], q.language),
+            contains_answer(q.answer, q.delivery(budget=REPORT_BUDGET)[2], q.language))
 
 
 def _share(values, i: int) -> tuple[float | None, int]:

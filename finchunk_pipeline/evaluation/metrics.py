@@ -18,8 +18,10 @@ A metric declares:
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
+
+from .assembler import deliver
 
 # the built-in metrics: modules under evaluation/, each declaring METRIC
 BUILTIN = ("recall", "budget", "precision", "containment")
@@ -40,6 +42,14 @@ class QuestionRun:
     language: str | None = None            # the question's documents' language
     budgets: Sequence[int] = ()
     max_k: int = 50
+    _deliveries: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def delivery(self, k: int | None = None, budget: int | None = None):
+        """``assembler.deliver`` of this question's chunks for the top ``k`` or a ``budget``,
+        assembled once however many metrics read it (precision, containment)."""
+        if (k, budget) not in self._deliveries:
+            self._deliveries[(k, budget)] = deliver(self.delivered, budget=budget, k=k)
+        return self._deliveries[(k, budget)]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .budget import REPORT_BUDGET, deliver
+from .budget import REPORT_BUDGET
 from .cells import pct
 from .coverage import covered, merge_spans
 from .metrics import REPORT_K, Column, MetricSpec
@@ -41,8 +41,8 @@ def _score(q) -> tuple[float, float, float, float]:
 
     if not q.gold:
         return 0.0, 0.0, 0.0, 0.0
-    merged_k, _, _ = deliver(q.delivered, k=REPORT_K)
-    merged_b, _, _ = deliver(q.delivered, budget=REPORT_BUDGET)
+    merged_k, _, _ = q.delivery(k=REPORT_K)
+    merged_b, _, _ = q.delivery(budget=REPORT_BUDGET)
     return (*precision_iou(merged_k, q.gold), *precision_iou(merged_b, q.gold))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from .assembler import Assembler, DeliveredChunk
 from .cells import at_k, pct
 from .coverage import is_retrieved
 from .metrics import REPORT_K, Column, MetricSpec
@@ -41,8 +42,6 @@ def score_question(question_id: str, question_type: str, gold: Sequence[GoldPass
                    ranked: Sequence, max_k: int) -> QuestionScore:
     """``ranked``: DeliveredChunk (budget.py) or RankedChunk; characters at k are what the
     context assembler delivers for the top k (repeated evidence and headers sent once)."""
-    from .budget import Assembler, DeliveredChunk
-
     score = QuestionScore(question_id, question_type, len(gold))
     assembler = Assembler()
     for k in range(1, max_k + 1):

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 from ..routing.report import routing_lines
 from ..storage import write_json, write_text
-from typing import Sequence
-
 from .budget import BUDGET_RULE, BUDGETS, REPORT_BUDGET
 from .cells import at_budget, at_k, pct
 from .compare import family_comparison, recommend_budget, recommendations

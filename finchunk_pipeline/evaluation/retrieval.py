@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 
 from ..chunking.store import spans_of
-from .budget import BUDGETS, REPORT_BUDGET, DeliveredChunk  # noqa: F401  (REPORT_BUDGET re-exported)
+from .assembler import DeliveredChunk
+from .budget import BUDGETS, REPORT_BUDGET  # noqa: F401  (REPORT_BUDGET re-exported)
 from .metrics import BASE, REPORT_K, QuestionRun, Scored, metrics  # noqa: F401  (REPORT_K re-exported)
 from .recall import QuestionScore
 
