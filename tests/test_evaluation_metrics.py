@@ -217,3 +217,23 @@ def test_a_budget_spent_exactly_delivers_nothing_more_not_even_free_chunks():
     assert deliver(ranked, budget=100)[0] == {"a": [(0, 100)]}
     got = score_budgets("q", "t", gold, ranked, (100, 150))
     assert (got.retrieved, got.chars) == ({100: 0, 150: 1}, {100: 100, 150: 150})
+
+
+def test_recall_at_k_equals_delivering_the_top_k_afresh():
+    """score_question updates only the passages of the document a chunk added to; it must
+    equal delivering the top k from scratch at every k."""
+    import random
+
+    from finchunk_pipeline.evaluation.assembler import retrieved_count
+    from finchunk_pipeline.evaluation.recall import score_question
+
+    rng = random.Random(11)
+    for _ in range(300):
+        ranked = [DeliveredChunk(rng.choice("ab"), sorted((s, s + rng.randint(1, 300))
+                                                            for s in rng.sample(range(0, 2000, 7), 2)),
+                                 rng.randint(0, 400)) for _ in range(rng.randint(0, 15))]
+        gold = [(rng.choice("ab"), s, s + rng.randint(10, 250)) for s in rng.sample(range(0, 2000, 13), 3)]
+        got = score_question("q", "t", gold, ranked, 20)
+        for k in range(1, 21):
+            merged, used, _ = deliver(ranked, k=k)
+            assert (got.retrieved[k - 1], got.chars[k - 1]) == (retrieved_count(gold, merged), used), k

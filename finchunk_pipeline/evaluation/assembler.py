@@ -90,14 +90,14 @@ class Assembler:
     def full(self) -> bool:
         return self.budget is not None and self.used >= self.budget
 
-    def add(self, c: DeliveredChunk) -> None:
-        """Deliver ``c`` (whole, or cut at the budget)."""
+    def add(self, c: DeliveredChunk) -> bool:
+        """Deliver ``c`` (whole, or cut at the budget); whether it added any evidence."""
         if self.full:
-            return
+            return False
         have = self.by_doc.get(c.doc_id, [])
         new = subtract(merge_spans(c.spans), have)
         if not new:
-            return
+            return False
         raw_len = sum(e - s for s, e in c.spans) or 1
         ratio = max(0, c.n_chars - c.header_chars) / raw_len
         header_key = (c.doc_id, c.header or f"#{c.header_chars}") if c.header_chars else None
@@ -110,13 +110,14 @@ class Assembler:
             if header_key is not None:
                 self.sent_headers.add(header_key)
             self.texts.append(c.text)
-            return
+            return True
         remaining = self.budget - self.used
         body = max(0, remaining - head)
         take = int(body / ratio) if ratio > 0 else new_len
         self.by_doc[c.doc_id] = merge_spans(have + span_prefix(new, take))
         self.used = self.budget
         self.texts.append(c.text[:remaining])
+        return True
 
     def text(self) -> str:
         return "\n\n".join(self.texts)

@@ -40,18 +40,22 @@ class QuestionScore:
 
 def score_question(question_id: str, question_type: str, gold: Sequence[GoldPassage],
                    ranked: Sequence, max_k: int) -> QuestionScore:
-    """``ranked``: DeliveredChunk (budget.py) or RankedChunk; characters at k are what the
+    """``ranked``: DeliveredChunk (assembler.py) or RankedChunk; characters at k are what the
     context assembler delivers for the top k (repeated evidence and headers sent once)."""
     score = QuestionScore(question_id, question_type, len(gold))
     assembler = Assembler()
+    found = [False] * len(gold)   # each gold passage: retrieved by the chunks delivered so far
     for k in range(1, max_k + 1):
         if k <= len(ranked):
             c = ranked[k - 1]
             if not isinstance(c, DeliveredChunk):
                 c = DeliveredChunk(c.doc_id, c.spans, c.n_chars)
-            assembler.add(c)
-        merged = assembler.by_doc
-        score.retrieved.append(sum(1 for d, s, e in gold if is_retrieved(s, e, merged.get(d, []))))
+            if assembler.add(c):   # only the passages of the document it added to can change
+                merged = assembler.by_doc.get(c.doc_id, [])
+                for g, (d, s, e) in enumerate(gold):
+                    if d == c.doc_id and not found[g]:
+                        found[g] = is_retrieved(s, e, merged)
+        score.retrieved.append(sum(found))
         score.chars.append(assembler.used)
     return score
 
