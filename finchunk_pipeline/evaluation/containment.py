@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
+from ..lang.numbers import COMMA_DECIMAL
 from .budget import REPORT_BUDGET
 from .cells import pct
 from .metrics import REPORT_K, Column, MetricSpec
@@ -70,12 +72,17 @@ def locale_values(token: str, language: str) -> set[float]:
     return {_f(t.replace(".", "").replace(",", "."))}
 
 
-def numbers_in(text: str, language: str | None = None) -> list[set[float]]:
-    from ..lang.numbers import COMMA_DECIMAL
+@lru_cache(maxsize=1 << 16)
+def _token_values(token: str, comma_decimal_language: str | None) -> frozenset[float]:
+    """A number token's values, remembered: delivered contexts repeat the same figures."""
+    if comma_decimal_language is not None:
+        return frozenset(locale_values(token, comma_decimal_language))
+    return frozenset(number_values(token))
 
-    if language in COMMA_DECIMAL:
-        return [locale_values(m.group(0), language) for m in _NUM.finditer(text)]
-    return [number_values(m.group(0)) for m in _NUM.finditer(text)]
+
+def numbers_in(text: str, language: str | None = None) -> list[frozenset[float]]:
+    lang = language if language in COMMA_DECIMAL else None
+    return [_token_values(m.group(0), lang) for m in _NUM.finditer(text)]
 
 
 def normalise_text(text: str, fold_accents: bool = False) -> str:
