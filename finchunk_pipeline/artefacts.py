@@ -137,6 +137,8 @@ class VersionedTables:
     complete. Chunk sets (chunking/store.py) and enrichments (enrichment/build.py) are these."""
 
     FILE = "data.parquet"
+    WHAT = "artefact {}"        # how a message names one version
+    PRODUCER = "its asset"      # what to materialize when one is missing
 
     def __init__(self, root: str | Path):
         self.root = Path(root)
@@ -158,6 +160,13 @@ class VersionedTables:
         m = read_json(p)
         if "data_bytes" in m and m["data_bytes"] != data.stat().st_size:
             return None
+        return m
+
+    def required(self, version_name: str) -> dict:
+        """The manifest of a complete artefact; its absence is an error naming what to run."""
+        m = self.manifest(version_name)
+        if m is None:
+            raise RuntimeError(f"{self.WHAT.format(version_name)} is missing: materialize {self.PRODUCER} first")
         return m
 
     def fresh(self, version_name: str, key: str) -> dict | None:

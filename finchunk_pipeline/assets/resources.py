@@ -88,18 +88,12 @@ class PipelineResource(ConfigurableResource):
     def stored_chunks(self, ws, config) -> dict:
         """The chunk set's manifest (pulled first); its absence is an error naming what to run."""
         self.pull(ws.chunks.dir(config.chunks_version_name), ws.manifest_path)
-        manifest = ws.chunks.manifest(config.chunks_version_name)
-        if manifest is None:
-            raise RuntimeError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
-        return manifest
+        return ws.chunks.required(config.chunks_version_name)
 
     def stored_enrichment(self, ws, config) -> dict:
         """The enrichment's manifest (pulled first); its absence is an error naming what to run."""
         self.pull(ws.enrichments.dir(config.version_name))
-        manifest = ws.enrichments.manifest(config.version_name)
-        if manifest is None:
-            raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
-        return manifest
+        return ws.enrichments.required(config.version_name)
 
     def _rels(self, paths) -> list[str]:
         root = self.settings().data_root

@@ -45,3 +45,5 @@ class ChunkStore(VersionedTables):
     ``write`` takes ``chunks_to_table(chunks)``."""
 
     FILE = "chunks.parquet"
+    WHAT = "chunk set {}"
+    PRODUCER = "chunk_sets"

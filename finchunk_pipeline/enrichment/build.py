@@ -45,6 +45,8 @@ class EnrichmentStore(VersionedTables):
     """``<root>/<version name>/enrichment.parquet`` + ``manifest.json`` (artefacts.VersionedTables)."""
 
     FILE = "enrichment.parquet"
+    WHAT = "enrichment of {}"
+    PRODUCER = "chunk_enrichment"
 
 
 @dataclass

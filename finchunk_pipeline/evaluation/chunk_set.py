@@ -86,15 +86,8 @@ def stored_inputs(job: ChunkSetEvaluation) -> tuple[dict, dict | None]:
     """(the chunk set's manifest, its enrichment's manifest or None); a missing one is an error
     naming the asset to materialize first."""
     config = job.config
-    manifest = job.ws.chunks.manifest(config.chunks_version_name)
-    if manifest is None:
-        raise RuntimeError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
-    if config.enrich is None:
-        return manifest, None
-    enrichment = job.ws.enrichments.manifest(config.version_name)
-    if enrichment is None:
-        raise RuntimeError(f"enrichment of {config.version_name} is missing: materialize chunk_enrichment first")
-    return manifest, enrichment
+    manifest = job.ws.chunks.required(config.chunks_version_name)
+    return manifest, (None if config.enrich is None else job.ws.enrichments.required(config.version_name))
 
 
 def chunk_set_base(job: ChunkSetEvaluation, manifest: dict, enrichment: dict | None) -> dict:
