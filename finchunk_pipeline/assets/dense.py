@@ -19,7 +19,7 @@ from dagster import (
 
 from ..artefacts import reuse_or_build
 from ..index.build import build_index, index_code_version
-from ..index.registry import IndexSettings, retrievers
+from ..index.registry import IndexSettings, indexes_to_build
 from ..progress import Progress
 from .chunks import chunk_sets
 from .enrichment import chunk_enrichment
@@ -42,13 +42,6 @@ def dense_settings(pipeline: PipelineResource, ws, progress=None) -> IndexSettin
                          dense_kind=kind, embed_backend=settings.embed_backend or None, progress=progress)
 
 
-def embedding_indexes(pipeline: PipelineResource) -> list[str]:
-    """The indexes needing the embedding model that a configured retriever reads."""
-    wanted = {n for r in pipeline.retriever_names() if r in retrievers() for n in retrievers()[r].indexes}
-    return [name for name, spec in retrievers().items()
-            if spec.index is not None and spec.index.embeds and name in wanted]
-
-
 def _skipped(context, config, reason: str) -> MaterializeResult:
     context.log.info(f"{config.name}: {reason}, no dense index")
     return MaterializeResult(metadata={"version": config.version_name, "skipped": True, "reason": reason},
@@ -58,7 +51,7 @@ def _skipped(context, config, reason: str) -> MaterializeResult:
 def _faiss_index(context: AssetExecutionContext, pipeline: PipelineResource, config) -> MaterializeResult:
     if not config.dense:
         return _skipped(context, config, "dense: false in the chunker config")
-    names = embedding_indexes(pipeline)
+    names = indexes_to_build(pipeline.retriever_names(), embeds=True)
     if not names:
         return _skipped(context, config, f"retrievers {pipeline.retriever_names()} use no dense index")
     ws = pipeline.workspace()

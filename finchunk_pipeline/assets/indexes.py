@@ -16,7 +16,7 @@ from ..artefacts import Artefact, artefact_key, reuse_or_build
 from ..index.build import build_index, index_code_version, index_key, modules_version
 from ..index.documents import document_texts
 from ..index.languages import document_languages, languages_key
-from ..index.registry import IndexSettings, retrievers
+from ..index.registry import IndexSettings, indexes_to_build
 from .chunks import chunk_sets
 from .enrichment import chunk_enrichment, enrichment_store
 from .partitions import chunk_set_partitions
@@ -43,14 +43,6 @@ def lexical_settings(pipeline: PipelineResource, ws) -> IndexSettings:
     langs, override, lang_key = bm25_languages(pipeline, ws)
     return IndexSettings(analyzer=analyzer, doc_prior=prior, doc_languages=langs, language_override=override,
                          languages_key=lang_key)
-
-
-def lexical_indexes(pipeline: PipelineResource) -> list[str]:
-    """The indexes this asset builds: BM25 always (search and the representations read it),
-    every other index without an embedding model when a configured retriever reads it."""
-    wanted = {n for r in pipeline.retriever_names() if r in retrievers() for n in retrievers()[r].indexes}
-    return [name for name, spec in retrievers().items()
-            if spec.index is not None and not spec.index.embeds and (name == "bm25" or name in wanted)]
 
 
 def reader(ws, config):
@@ -105,7 +97,7 @@ def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, conf
     settings = lexical_settings(pipeline, ws)
     t0 = time.perf_counter()
     outcomes = {name: build_index(name, folder, reader(ws, config), chunks_manifest["inputs"], settings, pipeline)
-                for name in lexical_indexes(pipeline)}
+                for name in indexes_to_build(pipeline.retriever_names(), embeds=False)}
     (bm25, key), others = outcomes.pop("bm25"), outcomes
     info = bm25.info
     reps = _representations_bm25(context, pipeline, config, ws, folder, chunks_manifest, settings) \

@@ -9,6 +9,7 @@ no hand-bumped constant is needed.
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -22,7 +23,13 @@ ReadChunks = Callable[[Sequence[str]], pd.DataFrame]  # columns -> the chunk set
 
 def modules_version(modules: Sequence[str]) -> str:
     """The code version of ``modules`` (artefacts.code_hash): the package's by their path in
-    it, a plug-in's outside the package by its file name."""
+    it, a plug-in's outside the package by its file name. Hashed once per process (every
+    index of every chunk set asks; the code cannot change under a running process)."""
+    return _modules_version(tuple(modules))
+
+
+@lru_cache(maxsize=None)
+def _modules_version(modules: tuple[str, ...]) -> str:
     files = [Path(importlib.import_module(m).__file__).resolve() for m in modules]
     inside = [f for f in files if f.is_relative_to(PACKAGE)]
     outside = [f for f in files if not f.is_relative_to(PACKAGE)]

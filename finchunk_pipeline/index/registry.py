@@ -129,6 +129,16 @@ def needs() -> dict[str, tuple[str, ...]]:
     return {name: spec.indexes for name, spec in retrievers().items()}
 
 
+def indexes_to_build(retriever_names, embeds: bool) -> list[str]:
+    """The registered indexes the named retrievers read, with (``embeds``) or without the
+    embedding model — BM25 always among the latter (search and the enriched representations
+    read it)."""
+    table = retrievers()
+    wanted = {n for r in retriever_names if r in table for n in table[r].indexes}
+    return [name for name, spec in table.items() if spec.index is not None and spec.index.embeds == embeds
+            and (name in wanted or (name == "bm25" and not embeds))]
+
+
 def index_spec(name: str) -> IndexSpec:
     spec = get(name)
     if spec.index is None:
