@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..chunking.config import ChunkerConfig
-from ..index.registry import LoadRequest, index_exists, load_retriever, needs
+from ..index.registry import LoadRequest, index_exists, load_retriever, needs, retrievers
 from ..routing import Catalog
 from ..routing.search import Router, routing_summary
 from ..workspace import Workspace
@@ -51,11 +51,12 @@ def evaluate_retrievers(ws: Workspace, config: ChunkerConfig, options, passages:
     entries = []
     for name in options.retrievers:
         if not index_exists(name, index_dir):
-            why = ("dense: false in the chunker config" if "dense" in needs().get(name, ()) and not config.dense
-                   else "no index built")
+            embeds = any(retrievers()[n].index.embeds for n in needs().get(name, ()) if retrievers()[n].index)
+            why = "dense: false in the chunker config" if embeds and not config.dense else "no index built"
             log.info(f"{config.name}: {name} skipped ({why})")
             continue
-        retriever = load_retriever(name, index_dir, LoadRequest(chunks, options.model, embed_backend=options.embed_backend))
+        request = LoadRequest(chunks, options.model, embed_backend=options.embed_backend)
+        retriever = load_retriever(name, index_dir, request)
         own = retriever_index_bytes(name, index_dir)
         for mode in (*MODES, ROUTED):
             summary = evaluate_retriever(retriever, chunks, passages, questions, mode,
