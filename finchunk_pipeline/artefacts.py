@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import importlib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
@@ -122,12 +123,18 @@ def code_hash(files: Iterable[Path], root: Path = PACKAGE, drop: dict[str, set[s
 
 def code_version(*modules: str) -> str:
     """The code version of what the named modules (dotted names, e.g.
-    ``"finchunk_pipeline.index.bm25"``) hold: a hash of their code."""
-    files = []
-    for name in modules:
-        module = importlib.import_module(name)
-        files.append(Path(module.__file__).resolve())
-    return code_hash(files)
+    ``"finchunk_pipeline.index.bm25"``) hold: a hash of their code — the package's modules by
+    their path in it, a plug-in's outside the package by its file name. Hashed once per
+    process (every artefact key asks; the code cannot change under a running process)."""
+    return _code_version(tuple(modules))
+
+
+@lru_cache(maxsize=None)
+def _code_version(modules: tuple[str, ...]) -> str:
+    files = [Path(importlib.import_module(m).__file__).resolve() for m in modules]
+    inside = [f for f in files if f.is_relative_to(PACKAGE)]
+    outside = [f for f in files if not f.is_relative_to(PACKAGE)]
+    return code_hash(inside) + "".join(f"+{code_hash([f], root=f.parent)}" for f in outside)
 
 
 class VersionedTables:

@@ -12,8 +12,8 @@ from dagster import (
     asset,
 )
 
-from ..artefacts import Artefact, artefact_key, reuse_or_build
-from ..index.build import build_index, index_code_version, index_key, modules_version
+from ..artefacts import Artefact, artefact_key, code_version, reuse_or_build
+from ..index.build import build_index, index_code_version, index_key
 from ..index.documents import document_texts
 from ..index.languages import document_languages, languages_key
 from ..index.registry import IndexSettings, indexes_to_build
@@ -59,7 +59,7 @@ def representation_artefact(pipeline: PipelineResource, ws, config, index: str, 
 
     em = pipeline.stored_enrichment(ws, config)
     key = index_key(index, chunks_manifest["inputs"], settings, enrichment=em["inputs"],
-                    representations=modules_version(["finchunk_pipeline.index.representations"]))
+                    representations=code_version("finchunk_pipeline.index.representations"))
     artefact = Artefact(folder / f"rep-{index}.json", tuple(rep_dir(folder, r) / index for r in INDEXED),
                         tuple(rep_dir(folder, r) / index / required for r in INDEXED))
     return em, key, artefact

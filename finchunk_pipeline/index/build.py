@@ -3,42 +3,25 @@
 An index's key is computed from everything it reads: the chunk set's inputs key (and, for an
 enriched representation, the enrichment's key), the settings the index declares it depends
 on (``IndexSpec.config``: analyzer, languages, prior, model, kind) and the code version of
-the modules that build it (``IndexSpec.modules``). Editing a builder rebuilds what it built;
+the modules that build it (``IndexSpec.modules``, artefacts.code_version). Editing a builder rebuilds what it built;
 no hand-bumped constant is needed.
 """
 from __future__ import annotations
 
-import importlib
-from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Sequence
 
 import pandas as pd
 
-from ..artefacts import LOCAL, PACKAGE, Artefact, Outcome, Transfer, artefact_key, code_hash, reuse_or_build
+from ..artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, code_version, reuse_or_build
 from .registry import IndexSettings, index_files, index_spec
 
 ReadChunks = Callable[[Sequence[str]], pd.DataFrame]  # columns -> the chunk set's rows in chunks.parquet order
 
 
-def modules_version(modules: Sequence[str]) -> str:
-    """The code version of ``modules`` (artefacts.code_hash): the package's by their path in
-    it, a plug-in's outside the package by its file name. Hashed once per process (every
-    index of every chunk set asks; the code cannot change under a running process)."""
-    return _modules_version(tuple(modules))
-
-
-@lru_cache(maxsize=None)
-def _modules_version(modules: tuple[str, ...]) -> str:
-    files = [Path(importlib.import_module(m).__file__).resolve() for m in modules]
-    inside = [f for f in files if f.is_relative_to(PACKAGE)]
-    outside = [f for f in files if not f.is_relative_to(PACKAGE)]
-    return code_hash(inside) + "".join(f"+{code_hash([f], root=f.parent)}" for f in outside)
-
-
 def index_code_version(name: str) -> str:
     """The code version of what builds the index ``name`` (Dagster's asset code_version too)."""
-    return modules_version(index_spec(name).modules)
+    return code_version(*index_spec(name).modules)
 
 
 def index_key(name: str, chunks_key: str, settings: IndexSettings, **inputs: str) -> str:
