@@ -100,6 +100,7 @@ def chunk_digest(docs, strategies: Iterable[str] | None = None, real_semantic: b
     from finchunk_pipeline.chunking.config import ChunkerConfig
     from finchunk_pipeline.chunking.notes import collecting
     from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline.chunking.strategy_context import ChunkingContext
     from finchunk_pipeline.chunking.tokens import token_counter
 
     import tempfile
@@ -119,10 +120,11 @@ def chunk_digest(docs, strategies: Iterable[str] | None = None, real_semantic: b
             rows = []
             # as build_chunk_set does: the strategy prepares the documents together (semantic
             # embeds all their sentences at once), with a fresh embedding cache
-            with collecting() as notes, tempfile.TemporaryDirectory() as cache, semantic.embedding_cache(cache):
-                STRATEGIES[name].prepare([(doc, meta) for _, doc, meta in docs], config.params)
+            with collecting() as notes, tempfile.TemporaryDirectory() as cache:
+                context = ChunkingContext(embeddings_dir=cache)
+                STRATEGIES[name].prepare([(doc, meta) for _, doc, meta in docs], config.params, context=context)
                 for _, doc, meta in docs:
-                    for c in chunk_document(config, doc, meta, counter=counter):
+                    for c in chunk_document(config, doc, meta, counter=counter, context=context):
                         rows.append([c.chunk_id, c.kind, [list(s) for s in c.spans], [list(s) for s in c.view_spans],
                                      list(c.section_path), c.parent_id, c.source_text, c.embedding_text,
                                      c.display_text, c.n_tokens, c.over_limit, c.block_ids])

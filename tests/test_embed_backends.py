@@ -64,6 +64,7 @@ def test_onnx_export_is_local_and_close_to_torch(tmp_path):
 def test_semantic_sentences_go_through_the_embedding_cache(tmp_path, monkeypatch):
     import finchunk_pipeline.chunking.semantic as semantic
     from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline.chunking.strategy_context import ChunkingContext
     from finchunk_pipeline.parse import markdown
 
     text = ("# Results\n\n" + " ".join(f"Revenue in region {i} grew by {i}.{i}% on higher volumes." for i in range(12))
@@ -71,17 +72,17 @@ def test_semantic_sentences_go_through_the_embedding_cache(tmp_path, monkeypatch
     doc = markdown.parse("d1", text)
     strategy = STRATEGIES["semantic"]
     semantic._CACHE.clear()
-    with semantic.embedding_cache(tmp_path):
-        strategy.prepare([(doc, {})], {})
-        first = [p.view_spans for p in strategy.pieces(doc, {}, {})]
-        shards = list(tmp_path.rglob("shard-*.parquet"))
-        assert shards  # sentence vectors were written to the cache folder
-        semantic._CACHE.clear()  # a new process: the memo is empty, the cache folder is not
+    context = ChunkingContext(embeddings_dir=tmp_path)
+    strategy.prepare([(doc, {})], {}, context=context)
+    first = [p.view_spans for p in strategy.pieces(doc, {}, {}, context=context)]
+    shards = list(tmp_path.rglob("shard-*.parquet"))
+    assert shards  # sentence vectors were written to the cache folder
+    semantic._CACHE.clear()  # a new process: the memo is empty, the cache folder is not
 
-        def no_model(texts):
-            raise AssertionError("a cached sentence was embedded again")
-        monkeypatch.setattr(semantic._embedder(None), "encode", no_model)
-        again = [p.view_spans for p in strategy.pieces(doc, {}, {})]
+    def no_model(texts):
+        raise AssertionError("a cached sentence was embedded again")
+    monkeypatch.setattr(semantic._embedder(context), "encode", no_model)
+    again = [p.view_spans for p in strategy.pieces(doc, {}, {}, context=context)]
     assert again == first
     semantic._CACHE.clear()
 

@@ -16,11 +16,7 @@ embedding at all.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import replace
-from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -35,29 +31,11 @@ from .strategy_context import ChunkingContext, or_default
 
 _CACHE: dict[tuple[str, str], np.ndarray] = {}  # (model id, text sha256) -> vector, this process
 _CACHE_MAX = 200_000
-# the embedding cache folder for callers without a ChunkingContext that names one (tests,
-# benches: ``with embedding_cache(folder)``); None: Settings().embeddings_dir
-_CACHE_DIR: ContextVar[str | None] = ContextVar("finchunk_semantic_cache_dir", default=None)
-
-
-@contextmanager
-def embedding_cache(folder: str | Path | None) -> Iterator[None]:
-    """Sentence embeddings go to (and come from) this embedding cache folder meanwhile,
-    unless the strategy's ChunkingContext names its own."""
-    token = _CACHE_DIR.set(None if folder is None else str(folder))
-    try:
-        yield
-    finally:
-        _CACHE_DIR.reset(token)
 
 
 def _embedder(context: ChunkingContext | None):
-    """The context's embedder (the default context without one), over the context's
-    embedding cache, else the one ``embedding_cache`` set."""
-    context = or_default(context)
-    if context.embeddings_dir is None and _CACHE_DIR.get() is not None:
-        context = replace(context, embeddings_dir=_CACHE_DIR.get())
-    return context.embedder()
+    """The context's embedder over its embedding cache (the default context without one)."""
+    return or_default(context).embedder()
 
 
 def embed(texts: list[str], context: ChunkingContext | None = None) -> np.ndarray:
