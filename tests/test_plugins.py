@@ -165,6 +165,15 @@ def test_unregistered_toys_are_gone_and_builtins_stay(toys):
 
 def test_a_builtin_parser_that_fails_to_import_is_named(monkeypatch):
     monkeypatch.setattr(parser_registry, "_PARSERS", {})
+    monkeypatch.setattr(parser_registry, "_builtin_loaded", False)
     monkeypatch.setattr(parser_registry, "BUILTIN", (*parser_registry.BUILTIN, "missing_parser"))
     with pytest.raises(ImportError, match=r"finchunk_pipeline\.parse\.missing_parser"):
         parser_registry.parsers()
+
+
+def test_a_parser_registered_before_any_lookup_leaves_the_built_ins_in_place(monkeypatch):
+    """A plug-in's ``register`` may run first (at its import): the built-in parsers still load."""
+    monkeypatch.setattr(parser_registry, "_PARSERS", {})
+    monkeypatch.setattr(parser_registry, "_builtin_loaded", False)
+    parser_registry.register("toy_first", "1", lambda doc_id, text, meta: None, formats=("toyfirst",))
+    assert {"markdown", "html", "text", "transcript", "pdf", "toy_first"} <= set(parser_registry.parsers())

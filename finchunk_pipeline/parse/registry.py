@@ -79,6 +79,7 @@ BUILTIN = (
 )
 
 _PARSERS: dict[str, ParserSpec] = {}
+_builtin_loaded = False
 
 
 def register(name: str, version: str, fn: ParseFn, input: str = "text",
@@ -87,6 +88,7 @@ def register(name: str, version: str, fn: ParseFn, input: str = "text",
     """Add (or replace) a parser; ``formats``: the corpus formats it reads (default: ``name``)."""
     if input not in INPUTS:
         raise ValueError(f"parser {name!r}: input must be one of {INPUTS}, not {input!r}")
+    _load_builtin()  # a plug-in registered first adds to the built-ins (or replaces one), never hides them
     _PARSERS[name] = ParserSpec(name, version, fn, input, frozenset(languages), frozenset(formats),
                                 frozenset(doc_types))
 
@@ -109,8 +111,10 @@ def _register_module(name: str) -> None:
 
 
 def _load_builtin() -> None:
-    if _PARSERS:
+    global _builtin_loaded
+    if _builtin_loaded:
         return
+    _builtin_loaded = True
     for name in BUILTIN:
         _register_module(name)
 
