@@ -16,7 +16,6 @@ from finchunk_pipeline.assets.documents import parsed_blocks, raw_documents
 from finchunk_pipeline.assets.evaluation import evaluation_report
 from finchunk_pipeline.assets.partitions import chunk_set_partitions
 from finchunk_pipeline.assets.resources import PipelineResource
-from finchunk_pipeline.corpus import schema
 from finchunk_pipeline.definitions import PIPELINE_ASSETS, partitioned_assets, resources
 from finchunk_pipeline.evaluation import metrics as metric_registry
 from finchunk_pipeline.evaluation.metrics import Column, MetricSpec
@@ -122,7 +121,7 @@ def _corpus(folder: Path) -> Path:
 
 
 def test_a_toy_parser_retriever_and_metric_run_through_the_graph(tmp_path, toys):
-    assert "toy" in schema.FORMATS  # the corpus loader accepts the registered parser's format
+    assert "toy" in parser_registry.formats()  # the corpus loader accepts the registered parser's format
     chunkers = tmp_path / "chunkers.yaml"
     chunkers.write_text("chunk_sets:\n  - {name: fixed, strategy: fixed, params: {size: 200, overlap: 20}, "
                         "dense: false}\n")
@@ -156,7 +155,7 @@ def test_unregistered_toys_are_gone_and_builtins_stay(toys):
     for unregister in (parser_registry.unregister, retriever_registry.unregister):
         unregister("toy")
     metric_registry.unregister("toy_hits")
-    assert "toy" not in schema.FORMATS and "toy" not in retriever_registry.names()
+    assert "toy" not in parser_registry.formats() and "toy" not in retriever_registry.names()
     assert list(metric_registry.metrics()) == ["recall", "budget", "precision", "containment"]
     assert retriever_registry.names() == ("bm25", "dense", "hybrid")
     with pytest.raises(ValueError, match="base metric"):

@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..parse.registry import binary_formats, formats
 from . import schema
 from .content import binary_problem
 
@@ -87,16 +88,16 @@ def document_file(root: Path, path: str) -> tuple[Path | None, str | None]:
 
 def _file_problem(root: Path, row) -> str | None:
     fmt, path = row.get("format"), row.get("path")
-    if not _null(row.get("text")) and fmt in schema.BINARY_FORMATS:
+    if not _null(row.get("text")) and fmt in binary_formats():
         return f"format {fmt} is given as a file in 'path' (relative to the corpus folder); text must be null"
     if _null(path):
-        if fmt in schema.BINARY_FORMATS:
+        if fmt in binary_formats():
             return f"format {fmt} needs 'path': the file, relative to the corpus folder"
         return "text is null (and no path)"
     full, why = document_file(root, path)
     if why:
         return why
-    if fmt in schema.BINARY_FORMATS:
+    if fmt in binary_formats():
         with open(full, "rb") as fh:
             head = fh.read(1024)
         if b"%PDF-" not in head:
@@ -125,7 +126,7 @@ def document_problem(row, root: Path | None = None) -> str | None:
     """The reason one document cannot be processed, or None. ``root``: the corpus folder
     (needed for documents given by ``path``)."""
     text = row.get("text")
-    if _null(text) or row.get("format") in schema.BINARY_FORMATS:
+    if _null(text) or row.get("format") in binary_formats():
         if root is None and not _null(row.get("path")):
             return "document given by path, but no corpus folder to resolve it in"
         why = _file_problem(root, row) if root is not None else "text is null"
@@ -141,8 +142,8 @@ def document_problem(row, root: Path | None = None) -> str | None:
             return binary
     if row.get("doc_type") not in schema.DOC_TYPES:
         return f"unknown doc_type {row.get('doc_type')!r} (expected one of {sorted(schema.DOC_TYPES)})"
-    if row.get("format") not in schema.FORMATS:
-        return f"unknown format {row.get('format')!r} (expected one of {sorted(schema.FORMATS)})"
+    if row.get("format") not in formats():
+        return f"unknown format {row.get('format')!r} (expected one of {sorted(formats())})"
     return None
 
 
@@ -234,7 +235,7 @@ def _lengths(docs: pd.DataFrame, root: Path, doc_problems: dict[str, str]) -> di
     out: dict[str, int | None] = {}
     for rec in docs.to_dict("records"):
         d = rec["doc_id"]
-        if rec.get("format") in schema.BINARY_FORMATS:
+        if rec.get("format") in binary_formats():
             out[d] = None
         elif isinstance(rec.get("text"), str):
             out[d] = len(rec["text"])

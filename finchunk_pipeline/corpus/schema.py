@@ -1,9 +1,8 @@
 """The corpus format (../shared/corpus-format.md) as Arrow schemas and allowed values.
 
-``FORMATS`` (the document formats accepted) and ``BINARY_FORMATS`` (those given as a file,
-never as ``text``) are the parser registry's (parse/registry.py): a registered parser's format
-is accepted by the corpus loader. They are read from it when asked for (module
-``__getattr__``), so importing this module imports no parser.
+The document formats accepted (and those given as a file, never as ``text``) are the parser
+registry's: ``parse.registry.formats()`` / ``binary_formats()`` — a registered parser's
+format is accepted by the corpus loader.
 """
 from __future__ import annotations
 
@@ -72,14 +71,3 @@ XBRL_FACTS = pa.schema([
     ("fp", pa.string()),
 ])
 
-
-def __getattr__(name: str):
-    if name == "FORMATS":
-        from ..parse.registry import formats
-
-        return formats()
-    if name == "BINARY_FORMATS":  # given as a file (``path``), never as ``text``
-        from ..parse.registry import binary_formats
-
-        return binary_formats()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,8 +5,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..corpus import schema
 from ..corpus.loader import Corpus, document_bytes
+from ..parse.registry import binary_formats
 from .raw_store import RawStore
 
 META_COLUMNS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end",
@@ -33,7 +33,7 @@ def ingest_corpus(corpus: Corpus, store: RawStore) -> IngestResult:
         existing += not written
         row = {c: rec.get(c) for c in META_COLUMNS}
         row["sha"] = sha
-        row["n_chars"] = None if rec["format"] in schema.BINARY_FORMATS else len(data.decode("utf-8"))
+        row["n_chars"] = None if rec["format"] in binary_formats() else len(data.decode("utf-8"))
         row["n_bytes"] = len(data)
         rows.append(row)
     manifest = pd.DataFrame(rows, columns=[*META_COLUMNS, "sha", "n_chars", "n_bytes"])

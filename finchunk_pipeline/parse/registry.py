@@ -12,8 +12,8 @@ Each parser is one module under ``parse/`` (``parse(doc_id, content, meta)``, ``
 ``FORMATS``, the corpus formats it reads, and optionally ``INPUT``, ``LANGUAGES``, ``DOC_TYPES``);
 ``BUILTIN`` lists them, one line each. A parser declaring ``DOC_TYPES`` reads documents of those types in its formats ahead
 of the format's own parser (transcripts: earnings calls given as text or Markdown). The
-corpus loader accepts every registered format (corpus/schema.py ``FORMATS``), and a format
-read from bytes is given as a file (``BINARY_FORMATS``). A built-in module that fails to
+corpus loader accepts every registered format (``formats()``), and a format read from
+bytes is given as a file (``binary_formats()``). A built-in module that fails to
 import is an error naming it, never a parser silently missing. ``register`` adds one at run
 time (tests, plug-ins outside the package).
 """
