@@ -118,8 +118,8 @@ def main(argv=None) -> int:
             for mode in MODES:
                 ev, s = evaluate(retriever, chunks, passages, questions, mode, router, budgets)
                 per_question.setdefault((config.name, name), {})[mode] = {
-                    x.budget.question_id: {b: x.budget.retrieved[b] / x.budget.n_gold for b in shown}
-                    for x in ev.extras if x.budget.n_gold}
+                    x.question_id: {b: x.retrieved[b] / x.n_gold for b in shown}
+                    for x in ev.values["budget"] if x.n_gold}
                 for b in shown:
                     row[f"{mode}@{b}"] = at(s["budget"], b)
                 if args.by_type:

@@ -19,7 +19,7 @@ question order), so two chunk sets can be compared question by question (``compa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -47,13 +47,6 @@ SLICES = {
 Expander = Callable[[int], tuple[Sequence[tuple[int, int]], str]]
 
 
-class QuestionValues:
-    """One question's value of every metric, by metric name (``x.budget``: its BudgetScore)."""
-
-    def __init__(self, values: dict[str, Any]):
-        self.__dict__.update(values)
-
-
 @dataclass
 class RetrievalEvaluation:
     """Every registered metric's per-question values (``values[name]``, question order) of one
@@ -69,12 +62,6 @@ class RetrievalEvaluation:
     @property
     def scores(self) -> list[QuestionScore]:
         return self.values.get(BASE, [])
-
-    @property
-    def extras(self) -> list[QuestionValues]:
-        """Per question, the values of the metrics other than the base one."""
-        others = {k: v for k, v in self.values.items() if k != BASE}
-        return [QuestionValues({k: v[i] for k, v in others.items()}) for i in range(len(self.scores))]
 
     def _group(self, types: Sequence[str]) -> dict:
         """Every metric's entries over the questions of ``types``."""
