@@ -12,7 +12,6 @@ and ``<out>/answers.md``; evaluation_report shows the table in evaluation.md.
 
 import re
 
-import pyarrow.parquet as pq
 from dagster import (
     AssetExecutionContext,
     Config,
@@ -31,9 +30,8 @@ from ..evaluation.answers import (
 )
 from ..evaluation.assembler import DeliveredChunk, deliver, retrieved_count
 from ..evaluation.budget import REPORT_BUDGET
-from ..evaluation.chunk_set import gold_passages
+from ..evaluation.chunk_set import scored_scope
 from ..evaluation.retrieval import DEPTH, gold_spans
-from ..evaluation.scope import scorable_questions
 from ..storage import stable_hash, write_json, write_text
 from .evaluation import retrieval_evaluation
 from .resources import PipelineResource
@@ -181,11 +179,8 @@ def answers(context: AssetExecutionContext, config: AnswersConfig, pipeline: Pip
     if not corpus.labelled:
         context.log.warning(f"corpus {corpus.name} has no labelled questions: no answers to compare")
         return MaterializeResult(metadata={"questions": 0, "note": "corpus has no labelled questions"})
-    passages = gold_passages(ws)
-    if passages is None:
-        raise RuntimeError(f"{ws.gold_passages_path} is missing: materialize parsed_blocks first")
-    parsed = pq.read_table(ws.manifest_path, columns=["doc_id"]).column("doc_id").to_pylist()
-    qs = sample_questions(scorable_questions(corpus.questions, passages, parsed).questions, config.sample)
+    passages, scope = scored_scope(ws, corpus.questions)
+    qs = sample_questions(scope.questions, config.sample)
     gold = gold_spans(passages)
     configs = pipeline.chunker_configs()
     if config.chunk_sets:

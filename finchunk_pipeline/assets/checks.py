@@ -20,7 +20,6 @@ stops the downstream index and evaluation steps of that run.
 """
 import warnings
 
-import pyarrow.parquet as pq
 from dagster import (
     AssetCheckExecutionContext,
     AssetCheckResult,
@@ -31,11 +30,10 @@ from dagster import (
 )
 
 from ..chunking.store import spans_of
-from ..evaluation.chunk_set import gold_passages
+from ..evaluation.chunk_set import scored_scope
 from ..evaluation.coverage import coverage_fraction, merge_spans
 from ..evaluation.gold_resolution import scorable as resolved_only
 from ..evaluation.history import load_history
-from ..evaluation.scope import scorable_questions
 from .chunks import chunk_sets
 from .evaluation import retrieval_evaluation
 from .partitions import chunk_set_partitions
@@ -88,11 +86,7 @@ def gold_passages_coverable(context: AssetCheckExecutionContext, pipeline: Pipel
     # only documents that were chunked are judged: questions on rejected documents are left
     # out of scoring (evaluation/scope.py), so their passages cannot fail the gate; pdf quotes
     # the extraction could not place (unresolved) are reported, not a chunking failure
-    chunked = pq.read_table(ws.manifest_path, columns=["doc_id"]).column("doc_id").to_pylist()
-    passages = gold_passages(ws)
-    if passages is None:
-        raise RuntimeError(f"{ws.gold_passages_path} is missing: materialize parsed_blocks first")
-    scope = scorable_questions(corpus.questions, passages, chunked)
+    passages, scope = scored_scope(ws, corpus.questions)
     gold_ids = {p for v in scope.questions["gold_passages"] if v is not None for p in v}
     unresolved = sorted(gold_ids - set(resolved_only(passages)["passage_id"]))
     passages = resolved_only(passages)

@@ -78,6 +78,16 @@ def gold_passages(ws: Workspace) -> pd.DataFrame | None:
     return pq.read_table(ws.gold_passages_path).to_pandas()
 
 
+def scored_scope(ws: Workspace, questions: pd.DataFrame):
+    """(the resolved gold passages, the scope of ``questions`` on the documents that were
+    parsed: evaluation/scope.py) of a labelled corpus; missing gold is an error naming what to run."""
+    passages = gold_passages(ws)
+    if passages is None:
+        raise RuntimeError(f"{ws.gold_passages_path} is missing: materialize parsed_blocks first")
+    parsed = pq.read_table(ws.manifest_path, columns=["doc_id"]).column("doc_id").to_pylist()
+    return passages, scorable_questions(questions, passages, parsed)
+
+
 def _file_sha(path: Path | None) -> str | None:
     return sha256_bytes(path.read_bytes()) if path is not None and path.exists() else None
 
@@ -126,28 +136,25 @@ def evaluation_key(job: ChunkSetEvaluation, manifest: dict, enrichment: dict | N
         routing=routing_key(job.ws))
 
 
-def _scope(job: ChunkSetEvaluation, passages: pd.DataFrame | None, log: Log):
-    """(the scorable questions' scope, the gold resolution summary) of a labelled corpus."""
-    if passages is None:
-        raise RuntimeError(f"{job.ws.gold_passages_path} is missing: materialize parsed_blocks first")
-    parsed = pq.read_table(job.ws.manifest_path, columns=["doc_id"]).column("doc_id").to_pylist()
-    scope = scorable_questions(job.corpus.questions, passages, parsed)
+def _scope(job: ChunkSetEvaluation, log: Log):
+    """(the gold passages, the scorable questions' scope, the gold resolution summary) of a
+    labelled corpus."""
+    passages, scope = scored_scope(job.ws, job.corpus.questions)
     if scope.excluded_ids:
         log.warning(f"{len(scope.excluded_ids)} questions on rejected documents "
                     f"{scope.missing_documents} left out of scoring")
     resolution = gold_resolution_summary(
         passages, {p for v in scope.questions["gold_passages"] if v is not None for p in v})
-    return scope, resolution
+    return passages, scope, resolution
 
 
 def score_chunk_set(job: ChunkSetEvaluation, base: dict, enrichment: dict | None, log: Log) -> dict:
     """The evaluation payload (without its key): every retriever x mode on the scorable
     questions, and an enriched chunk set's representations."""
     corpus = job.corpus
-    scope = resolution = None
-    passages = gold_passages(job.ws)
+    passages = scope = resolution = None
     if corpus.labelled:
-        scope, resolution = _scope(job, passages, log)
+        passages, scope, resolution = _scope(job, log)
     entries = (evaluate_retrievers(job.ws, job.config, job.options, passages, scope.questions, base, log)
                if scope else [])
     enriched = (evaluate_enriched(job.ws, job.config, job.options, passages, scope.questions, entries, log)
