@@ -170,3 +170,19 @@ def test_top_k_candidate_groups_ties_and_nan():
     scores = rng.random(n)
     scores[n - 3] = np.nan
     assert len(top_k(scores, 5)) == 5 and not np.isnan(scores[top_k(scores, 5)]).any()
+
+
+def test_load_reads_the_document_major_layout_saved_before(tmp_path):
+    """bm25.npz is saved term-major (CSC); an index saved document-major (CSR, no layout
+    entry) still loads to the same weights and scores."""
+    docs, queries = random_corpus(9, 120, 40)
+    idx = BM25Index.build(docs)
+    idx.save(tmp_path / "new")
+    idx.save(tmp_path / "old")
+    w = idx.weights.tocsr()
+    np.savez(tmp_path / "old" / "bm25.npz", data=w.data, indices=w.indices, indptr=w.indptr,
+             shape=np.array(w.shape), params=np.array([idx.k1, idx.b, idx.epsilon]))
+    new, old = BM25Index.load(tmp_path / "new"), BM25Index.load(tmp_path / "old")
+    assert (new.weights != old.weights).nnz == 0 and np.array_equal(new.idf, old.idf)
+    assert np.array_equal(new.scores_many(queries), old.scores_many(queries))
+    assert np.array_equal(new.scores_many(queries), idx.scores_many(queries))

@@ -2,12 +2,16 @@
 
 rank_bm25 semantics: idf = log(N - df + 0.5) - log(df + 0.5); a negative idf is replaced by
 epsilon x the mean idf over the vocabulary; repeated query tokens count once per
-occurrence; unknown tokens score 0. Document weights are precomputed into one CSR matrix,
-so a query is one sparse product instead of a Python loop over documents.
+occurrence; unknown tokens score 0.
+
+Document weights are precomputed into one term-major (CSC) matrix, saved as such: a query
+adds up its terms' postings (idf x weight, as bm25s precomputes its scores eagerly) into
+one dense row, term by term in vocabulary order, which is exactly the order of the sparse
+product ``query_matrix @ weights.T`` — so the scores are that product's, bit for bit.
+Common terms are added as dense vectors; top-k needs no full sort (``top_k``).
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -23,8 +27,8 @@ from ..storage import atomic_path, write_parquet
 @dataclass
 class BM25Index:
     vocab: dict[str, int]
-    idf: np.ndarray            # (V,)
-    weights: sparse.csr_matrix  # (N, V): tf*(k1+1) / (tf + k1*(1-b+b*dl/avgdl))
+    idf: np.ndarray             # (V,)
+    weights: sparse.csc_matrix  # (N, V), term-major: tf*(k1+1) / (tf + k1*(1-b+b*dl/avgdl))
     k1: float = 1.5
     b: float = 0.75
     epsilon: float = 0.25
@@ -32,27 +36,26 @@ class BM25Index:
     @classmethod
     def build(cls, docs_tokens: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75,
               epsilon: float = 0.25) -> "BM25Index":
+        """Term ids in order of first occurrence; (term, document) counts by one sort of the
+        token ids, which gives the postings term-major with documents ascending."""
         vocab: dict[str, int] = {}
-        rows, cols, tfs = [], [], []
-        lengths = np.zeros(len(docs_tokens), dtype=np.float64)
-        for i, toks in enumerate(docs_tokens):
-            lengths[i] = len(toks)
-            for tok, tf in Counter(toks).items():
-                j = vocab.setdefault(tok, len(vocab))
-                rows.append(i)
-                cols.append(j)
-                tfs.append(tf)
         n = len(docs_tokens)
-        rows_a, cols_a, tf_a = np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64), np.array(tfs, dtype=np.float64)
+        lengths = np.fromiter((len(toks) for toks in docs_tokens), dtype=np.int64, count=n)
+        ids = np.fromiter((vocab.setdefault(tok, len(vocab)) for toks in docs_tokens for tok in toks),
+                          dtype=np.int64, count=int(lengths.sum()))
+        keys, tf = np.unique(ids * max(n, 1) + np.repeat(np.arange(n, dtype=np.int64), lengths), return_counts=True)
+        cols_a, rows_a = np.divmod(keys, max(n, 1))
+        tf_a, lengths = tf.astype(np.float64), lengths.astype(np.float64)
         avgdl = lengths.sum() / n if n else 0.0
-        df = np.bincount(cols_a, minlength=len(vocab)).astype(np.float64)
-        idf = np.log(n - df + 0.5) - np.log(df + 0.5)
+        df = np.bincount(cols_a, minlength=len(vocab))
+        idf = np.log(n - df.astype(np.float64) + 0.5) - np.log(df.astype(np.float64) + 0.5)
         if len(idf):
             eps = epsilon * (idf.sum() / len(idf))
             idf = np.where(idf < 0, eps, idf)
         norm = k1 * (1 - b + b * lengths / avgdl) if avgdl else np.full(n, k1)
         data = tf_a * (k1 + 1) / (tf_a + norm[rows_a])
-        weights = sparse.csr_matrix((data, (rows_a, cols_a)), shape=(n, len(vocab)))
+        indptr = np.concatenate([[0], np.cumsum(df)])
+        weights = sparse.csc_matrix((data, rows_a, indptr), shape=(n, len(vocab)))
         return cls(vocab, idf, weights, k1, b, epsilon)
 
     @property
@@ -149,22 +152,26 @@ class BM25Index:
         return out
 
     def save(self, folder: str | Path) -> None:
+        """``vocab.parquet`` (term, idf) and ``bm25.npz``: the weights term-major (CSC)."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         terms = sorted(self.vocab, key=self.vocab.get)
         write_parquet(folder / "vocab.parquet", pa.table({"term": terms, "idf": self.idf}))
+        w = self.weights.tocsc()
         with atomic_path(folder / "bm25.npz") as tmp:
             with open(tmp, "wb") as fh:
-                np.savez(fh, data=self.weights.data, indices=self.weights.indices, indptr=self.weights.indptr,
-                         shape=np.array(self.weights.shape), params=np.array([self.k1, self.b, self.epsilon]))
+                np.savez(fh, data=w.data, indices=w.indices, indptr=w.indptr, shape=np.array(w.shape),
+                         params=np.array([self.k1, self.b, self.epsilon]), layout=np.array("csc"))
 
     @classmethod
     def load(cls, folder: str | Path) -> "BM25Index":
+        """Reads the term-major layout, and the document-major one saved before it."""
         folder = Path(folder)
         vocab_t = pq.read_table(folder / "vocab.parquet")
         terms = vocab_t.column("term").to_pylist()
         with np.load(folder / "bm25.npz", allow_pickle=False) as z:
-            weights = sparse.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+            matrix = sparse.csc_matrix if "layout" in z and str(z["layout"]) == "csc" else sparse.csr_matrix
+            weights = matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"])).tocsc()
             k1, b, eps = (float(x) for x in z["params"])
         return cls({t: i for i, t in enumerate(terms)}, vocab_t.column("idf").to_numpy(), weights, k1, b, eps)
 
@@ -188,12 +195,12 @@ class _Postings:
 
     @classmethod
     def of(cls, index: BM25Index) -> "_Postings":
-        wt = index.weights.T.tocsr()
+        wt = index.weights.tocsc()
         wt.sort_indices()
         indptr = wt.indptr.astype(np.intp, copy=False)
         indices = wt.indices.astype(np.intp)
         df = np.diff(indptr)
-        wdata = index.idf[np.repeat(np.arange(wt.shape[0], dtype=np.intp), df)] * wt.data
+        wdata = index.idf[np.repeat(np.arange(wt.shape[1], dtype=np.intp), df)] * wt.data
         dense = {}
         for j in np.flatnonzero(df * _DENSE_DF >= index.size).tolist():
             vec = dense[j] = np.zeros(index.size)
