@@ -129,3 +129,60 @@ def test_top_k_large_arrays_block_pruning(n, k):
         mask = rng.random(n) < 0.3
         rows = np.flatnonzero(mask)
         np.testing.assert_array_equal(top_k(scores, k, mask), rows[reference_top(scores[rows], k)])
+
+
+def test_common_terms_dense_path_bit_for_bit():
+    """Terms in most documents take the dense-vector path (first term, later term, repeated
+    term): still exactly the sparse product's scores; iter_scores gives the same rows."""
+    docs, queries = random_corpus(11, 400, 50, common=5)
+    idx = BM25Index.build(docs)
+    assert idx._postings().dense  # the common words are dense
+    queries = queries + [["c0", "w1"], ["w1", "c0", "c1"], ["c2", "c2", "w3"], ["c3"], ["c4", "c4"]]
+    expected = (idx.query_matrix(queries) @ idx.weights.T.tocsr()).toarray()
+    assert np.array_equal(idx.scores_many(queries), expected)
+    assert all(np.array_equal(row, e) for row, e in zip(idx.iter_scores(queries), expected))
+
+
+def test_search_many_ranks_the_score_rows():
+    """search_many (row by row, no (Q, N) matrix) = top_k over scores_many, document prior on."""
+    texts = [f"revenue w{i % 13} w{i % 7} c{i % 3}" for i in range(300)]
+    doc_ids = [f"d{i % 11}" for i in range(300)]
+    doc_texts = {d: " ".join(t for t, x in zip(texts, doc_ids) if x == d) for d in set(doc_ids)}
+    r = BM25Retriever.build(texts, doc_ids=doc_ids, doc_texts=doc_texts)
+    qs = ["revenue w3", "w5 w5 c1", "nothing here", "c0 w12 revenue"]
+    mask = np.arange(300) % 2 == 0
+    hits = r.search_many(qs, 5, [None, mask, None, mask])
+    scores = r.scores_many(qs)
+    for h, row, m in zip(hits, scores, [None, mask, None, mask]):
+        assert h == [(int(i), float(row[i])) for i in top_k(row, 5, m)]
+
+
+def test_top_k_candidate_groups_ties_and_nan():
+    """Ties at the k-th place across groups and in the tail; NaN falls back to a partition."""
+    rng = np.random.default_rng(3)
+    n = 64 * 50 + 17
+    for _ in range(50):
+        scores = np.round(rng.random(n) * 20) / 20  # few distinct values: ties everywhere
+        scores[rng.integers(0, n, 3)] = 2.0
+        scores[-5:] = rng.choice([0.95, 1.0, 2.0], 5)
+        k = int(rng.integers(1, 12))
+        np.testing.assert_array_equal(top_k(scores, k), reference_top(scores, k))
+    scores = rng.random(n)
+    scores[n - 3] = np.nan
+    assert len(top_k(scores, 5)) == 5 and not np.isnan(scores[top_k(scores, 5)]).any()
+
+
+def test_load_reads_the_document_major_layout_saved_before(tmp_path):
+    """bm25.npz is saved term-major (CSC); an index saved document-major (CSR, no layout
+    entry) still loads to the same weights and scores."""
+    docs, queries = random_corpus(9, 120, 40)
+    idx = BM25Index.build(docs)
+    idx.save(tmp_path / "new")
+    idx.save(tmp_path / "old")
+    w = idx.weights.tocsr()
+    np.savez(tmp_path / "old" / "bm25.npz", data=w.data, indices=w.indices, indptr=w.indptr,
+             shape=np.array(w.shape), params=np.array([idx.k1, idx.b, idx.epsilon]))
+    new, old = BM25Index.load(tmp_path / "new"), BM25Index.load(tmp_path / "old")
+    assert (new.weights != old.weights).nnz == 0 and np.array_equal(new.idf, old.idf)
+    assert np.array_equal(new.scores_many(queries), old.scores_many(queries))
+    assert np.array_equal(new.scores_many(queries), idx.scores_many(queries))

@@ -20,7 +20,7 @@ English-only index is exactly the index it was before languages existed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -122,31 +122,38 @@ class BM25Retriever:
         """The terms of a query, analysed in its language (languages.py)."""
         return get_analyzer(self.analyzer_name, self.languages.for_query(query, language)).query_terms(query)
 
-    def scores_many(self, queries: Sequence[str], languages: Sequence[str | None] | None = None) -> np.ndarray:
-        """(Q, N) ranking scores (chunk BM25, plus the document prior when there is one);
-        ``languages``: each query's language when known (else detected, languages.py)."""
+    def _terms(self, queries: Sequence[str], languages: Sequence[str | None] | None) -> list[list[str]]:
         if self.languages.present == ("en",) and not self.languages.override:
-            terms = [self.analyzer.query_terms(q) for q in queries]
-        else:
-            hints = languages if languages is not None else [None] * len(queries)
-            terms = [self.query_terms(q, h) for q, h in zip(queries, hints)]
-        scores = self.index.scores_many(terms)
+            return [self.analyzer.query_terms(q) for q in queries]
+        hints = languages if languages is not None else [None] * len(queries)
+        return [self.query_terms(q, h) for q, h in zip(queries, hints)]
+
+    def iter_scores(self, queries: Sequence[str], languages: Sequence[str | None] | None = None) -> Iterator[np.ndarray]:
+        """Each query's (N,) ranking scores in turn (chunk BM25, plus the document prior when
+        there is one), possibly in a reused buffer: read or copy a row before the next."""
+        terms = self._terms(queries, languages)
         if not self.doc_prior:
-            return scores
-        docs = self.doc_index.scores_many(terms)
-        cmax = np.maximum(scores.max(axis=1, initial=0.0), 1e-12)[:, None]
-        dmax = np.maximum(docs.max(axis=1, initial=0.0), 1e-12)[:, None]
-        return scores / cmax + self.doc_prior * (docs / dmax)[:, self.row_doc]
+            yield from self.index.iter_scores(terms)
+            return
+        for row, docs in zip(self.index.iter_scores(terms), self.doc_index.iter_scores(terms)):
+            cmax = max(row.max(initial=0.0), 1e-12)
+            dmax = max(docs.max(initial=0.0), 1e-12)
+            yield row / cmax + self.doc_prior * (docs / dmax)[self.row_doc]
+
+    def scores_many(self, queries: Sequence[str], languages: Sequence[str | None] | None = None) -> np.ndarray:
+        """(Q, N) ranking scores; ``languages``: each query's language when known (else
+        detected, languages.py)."""
+        out = np.empty((len(queries), self.index.size))
+        for i, row in enumerate(self.iter_scores(queries, languages)):
+            out[i] = row
+        return out
 
     def search_many(self, queries, k, allowed=None, languages=None) -> list[Hits]:
+        """Each query scored into one row and ranked at once (no (Q, N) matrix)."""
         out: list[Hits] = []
-        batch = max(1, min(256, 8_000_000 // max(self.index.size, 1)))  # (batch, N) dense scores stay small
-        for i in range(0, len(queries), batch):
-            scores = self.scores_many(queries[i:i + batch], None if languages is None else languages[i:i + batch])
-            for j, row in enumerate(scores):
-                mask = allowed[i + j] if allowed is not None else None
-                idx = top_k(row, k, mask)
-                out.append([(int(r), float(row[r])) for r in idx])
+        for i, row in enumerate(self.iter_scores(queries, languages)):
+            idx = top_k(row, k, allowed[i] if allowed is not None else None)
+            out.append([(int(r), float(row[r])) for r in idx])
         return out
 
 
