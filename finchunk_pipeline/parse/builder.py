@@ -39,16 +39,26 @@ class DocBuilder:
     def add(self, kind: str, start: int, end: int, attrs: dict[str, Any] | None = None,
             parent: str | None = None) -> Block:
         """A block over [start, end) trimmed of surrounding whitespace, under the current headings."""
+        return self.add_owned(kind, start, end, dict(attrs or {}), parent)
+
+    def add_owned(self, kind: str, start: int, end: int, attrs: dict[str, Any], parent: str | None = None) -> Block:
+        """``add`` with ``attrs`` handed over: the block keeps that dict (not a copy)."""
         t = self.text
-        while start < end and t[start].isspace():
-            start += 1
-        while end > start and t[end - 1].isspace():
-            end -= 1
-        attrs = dict(attrs or {})
-        attrs.setdefault("page", self.page(start))
+        if start < end and t[start].isspace():
+            while start < end and t[start].isspace():
+                start += 1
+        if end > start and t[end - 1].isspace():
+            while end > start and t[end - 1].isspace():
+                end -= 1
+        if "page" not in attrs:
+            attrs["page"] = 1 + bisect_right(self.ff, start)
         seq = len(self.blocks)
+        headings = self.headings
+        cached = self._path
+        if cached is None or cached[0] != headings:  # recomputed only after a heading change
+            cached = self._path = (list(headings), tuple(h for _, h in headings))
         b = Block(self.doc_id, f"{self.doc_id}#b{seq:05d}", seq, kind, start, end, start, end, t[start:end],
-                  self.path, parent, attrs)
+                  cached[1], parent, attrs)
         self.blocks.append(b)
         return b
 
@@ -57,7 +67,7 @@ class DocBuilder:
         while self.headings and self.headings[-1][0] >= level:
             self.headings.pop()
         self.headings.append((level, title))
-        self.add(BlockKind.HEADING, start, end, {"level": level})
+        self.add_owned(BlockKind.HEADING, start, end, {"level": level})
         self.recent = {}
 
     def paragraph(self, start: int, end: int, furniture: bool = False) -> Block:
@@ -68,7 +78,7 @@ class DocBuilder:
             attrs["cites"] = marks
         if furniture:
             attrs["furniture"] = True
-        b = self.add(BlockKind.PARAGRAPH, start, end, attrs)
+        b = self.add_owned(BlockKind.PARAGRAPH, start, end, attrs)
         for m in marks:
             self.recent[m] = b.block_id
         return b
@@ -77,4 +87,4 @@ class DocBuilder:
         attrs = {"mark": mark}
         if refers_to:
             attrs["refers_to"] = refers_to
-        return self.add(BlockKind.NOTE, start, end, attrs)
+        return self.add_owned(BlockKind.NOTE, start, end, attrs)

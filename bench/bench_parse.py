@@ -1,0 +1,71 @@
+"""Parse throughput of the text and HTML parsers as ratios to LangChain's splitter, timed
+in the same run (interleaved rounds, best of each), so the load of a shared machine cancels.
+
+    FINCHUNK_DEVDATA=/work/shared/devdata PYTHONPATH=. python bench/bench_parse.py [--rounds 5] [--html]
+
+Prints MB/s of source (UTF-8 bytes) per row and its ratio to
+RecursiveCharacterTextSplitter(500, 0, add_start_index=True) over the same texts; the goal
+of issue 16 is >= 1.5x. Absolute MB/s move with the machine's load; the ratio is the figure.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parents[1]
+DEVDATA = Path(os.environ.get("FINCHUNK_DEVDATA") or ROOT.parent / "shared" / "devdata")
+
+
+def _load(name: str) -> list[dict]:
+    return pq.read_table(DEVDATA / name / "documents.parquet").to_pylist()
+
+
+def _timer(fn):
+    def run() -> float:
+        t = time.perf_counter()
+        fn()
+        return time.perf_counter() - t
+    return run
+
+
+def _cases(sets: list[str]) -> list[tuple[str, float, object, object]]:
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    from finchunk_pipeline.parse.registry import select_parser
+
+    splitter = RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=0, add_start_index=True)
+    out = []
+    for name in sets:
+        recs = _load(name)
+        texts = [r["text"] for r in recs]
+        mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
+        spec = select_parser(recs[0]["doc_type"], recs[0]["format"])
+        parse = _timer(lambda recs=recs, spec=spec: [spec.fn(r["doc_id"], r["text"], r) for r in recs])
+        base = _timer(lambda texts=texts: splitter.create_documents(texts))
+        out.append((f"{name} ({spec.name})", mb, parse, base))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--html", action="store_true", help="also sec_html_dev")
+    ap.add_argument("--no-text", action="store_true", help="skip financebench_dev")
+    args = ap.parse_args()
+    sets = ([] if args.no_text else ["financebench_dev"]) + (["sec_html_dev"] if args.html else [])
+    for label, mb, parse, base in _cases(sets):
+        parse(), base()  # warm-up: imports, caches
+        bp = bb = float("inf")
+        for _ in range(args.rounds):
+            bp, bb = min(bp, parse()), min(bb, base())
+        print(f"{label}: {mb:.2f} MB  parse {mb / bp:.2f} MB/s  LangChain {mb / bb:.2f} MB/s  "
+              f"ratio {bb / bp:.3f}x  (best of {args.rounds})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
