@@ -7,9 +7,10 @@ footnote mark last (``recent``: a later note line with that mark refers to it) t
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any
 
+from .footnotes import cite_starts
 from .line_kinds import cites
 from .model import Block, BlockKind
 
@@ -25,6 +26,18 @@ class DocBuilder:
         self.ff = [m.start() for m in re.finditer("\f", text)] if "\f" in text else []
         self.recent: dict[str, str] = {}
         self._path: tuple[list, tuple[str, ...]] | None = None
+        self._cite_at: list[int] | None = None
+
+    def may_cite(self, start: int, end: int) -> bool:
+        """``text[start:end]`` holds a character a footnote cite starts with (else
+        ``cited_marks`` of it is [] without a search): one look over the whole text."""
+        at = self._cite_at
+        if at is None:
+            at = self._cite_at = cite_starts(self.text)
+        if not at:
+            return False
+        i = bisect_left(at, start)
+        return i < len(at) and at[i] < end
 
     def page(self, pos: int) -> int:
         return 1 + bisect_right(self.ff, pos)
@@ -73,7 +86,7 @@ class DocBuilder:
     def paragraph(self, start: int, end: int, furniture: bool = False) -> Block:
         """A PARAGRAPH with the footnote marks it cites; later notes with those marks refer to it."""
         attrs: dict[str, Any] = {}
-        marks = cites(self.text[start:end])
+        marks = cites(self.text[start:end], self.may_cite(start, end))
         if marks:
             attrs["cites"] = marks
         if furniture:

@@ -114,10 +114,11 @@ def note_mark(line: str, recent: dict[str, str]) -> str | None:
     return mark if mark in recent else None
 
 
-def cites(text: str) -> list[str]:
+def cites(text: str, marked: bool = True) -> list[str]:
     """Footnote marks ``text`` cites: superscripts and the like (``footnotes.cited_marks``),
-    then ``(1)`` after a word or a closing bracket."""
-    marks = cited_marks(text)
+    then ``(1)`` after a word or a closing bracket. ``marked=False``: the caller knows the
+    text holds no character such a mark starts with (``footnotes.may_cite``)."""
+    marks = cited_marks(text) if marked else []
     if "(" in text:
         for m in _PAREN_MARK.finditer(text):
             if m.group(1) not in marks and _paren_cite_at(text, m.start()):

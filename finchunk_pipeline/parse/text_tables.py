@@ -214,8 +214,10 @@ def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: 
         s, e = lines[k]
         row_cells = texts_of[k]
         rattrs: dict[str, Any] = {"cells": row_cells, "is_header": k < i}
-        marks = cites(row_cells[0]) if row_cells else []
-        marks += [m for m in cited_marks(L(k)) if m not in marks]
+        marked = d.may_cite(s, e)  # L(k) is text[s:e]
+        marks = cites(row_cells[0], marked) if row_cells else []
+        if marked:
+            marks += [m for m in cited_marks(L(k)) if m not in marks]
         if marks:
             rattrs["cites"] = marks
             table_cites += [m for m in marks if m not in table_cites]
