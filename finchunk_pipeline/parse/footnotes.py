@@ -27,11 +27,15 @@ _CITE_START = re.compile(f"[{re.escape(_CITE_FIRST)}]")
 
 
 def cite_starts(text: str) -> list[int]:
-    """The offsets in ``text`` where a cite may start (``_CITE_START``): a text with none of
-    those characters (the usual case, found by one ``in`` per character) gives []."""
-    if not any(c in text for c in _CITE_FIRST):
-        return []
-    return [m.start() for m in _CITE_START.finditer(text)]
+    """The offsets in ``text`` where a cite may start (``_CITE_START`` matches), in order."""
+    out = []
+    for c in _CITE_FIRST:  # str.find per character: far cheaper than a character-class scan
+        p = text.find(c)
+        while p >= 0:
+            out.append(p)
+            p = text.find(c, p + 1)
+    out.sort()
+    return out
 
 
 def cited_marks(text: str) -> list[str]:

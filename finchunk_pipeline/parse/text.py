@@ -29,7 +29,8 @@ reads the lines once and walks them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import or_
+from itertools import accumulate
+from operator import add, not_, or_
 from typing import Any
 
 from ..lang.codes import normalise
@@ -38,7 +39,8 @@ from ..storage import sha256_text
 from .builder import DocBuilder
 from .gcpause import without_gc
 from .line_kinds import (
-    NOTE_OR_PART_FIRST,
+    NOTE_FIRST,
+    PART_ITEM_HEADS,
     PAGE_NO,
     is_part_or_item,
     line_heading_level,
@@ -75,9 +77,11 @@ def _parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> Parsed
     tables = find_tables(lines.n, lines.row, lines.blank, lines.L,
                          lambda h: not lines.ff_after[h - 1] and not lines.title[h - 1])
     stops = _stops(lines, tables)
-    i, n = 0, lines.n
-    while i < n:
-        i = _emit_at(d, lines, tables, stops, i)
+    # an empty line (never furniture, nor a table's first line) emits nothing: skipped
+    filled = bytes(map(not_, lines.empty))
+    i = filled.find(1)
+    while i >= 0:
+        i = filled.find(1, _emit_at(d, lines, tables, stops, i))
     if not d.blocks:
         raise ValueError(f"{doc_id}: no text blocks found")
     return ParsedDocument(
@@ -89,7 +93,7 @@ def _parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> Parsed
 @dataclass
 class _Lines:
     """Per line of the text (split on ``\\n`` and ``\\f``): its span and text, a form feed
-    after it, its first non-blank character, and what the page layout and table rows say."""
+    after it, its first two non-blank characters, and what the page layout and table rows say."""
 
     text: str
     spans: list[tuple[int, int]]
@@ -117,25 +121,29 @@ class _Lines:
 
 def _read_lines(text: str) -> _Lines:
     # lines split on \n and \f; each (start, end) excludes the separator and a trailing \r
-    spans = line_spans(text, "\n\f")
+    if "\f" in text or "\r" in text:
+        spans = line_spans(text, "\n\f")
+        texts = [text[a:b] for a, b in spans]
+    else:  # the lines are split once; their spans follow from their lengths
+        texts = text.split("\n")
+        starts = list(accumulate(map((1).__add__, map(len, texts)), initial=0))
+        spans = list(zip(starts, map(add, starts, map(len, texts))))
     n = len(spans)
     # a form feed ends a block like a blank line does
     if "\f" in text:
-        texts = [text[a:b] for a, b in spans]
         ff_after = [spans[k][1] < len(text) and text[spans[k][1]:spans[k][1] + 2].lstrip("\r")[:1] == "\f"
                     for k in range(n)]
     else:
-        texts = text.split("\n") if "\r" not in text else [text[a:b] for a, b in spans]
         ff_after = [False] * n
-    # first non-blank character of each line ("" for a blank line): cheap pre-checks
-    firsts = [t.lstrip()[:1] for t in texts]
+    # first two non-blank characters of each line ("" for a blank line): cheap pre-checks
+    firsts = [t.lstrip()[:2] for t in texts]
     empty = [not c for c in firsts]
     # pages of extracted text: page ends, furniture (page numbers, running headers) and the
     # title lines at a page's top (parse/pages.py); furniture ends blocks like a blank line
     layout = page_layout(texts, ff_after, blank=empty)
     blank = [f or e for f, e in zip(layout.furniture, empty)]
     return _Lines(text, spans, texts, ff_after, firsts, empty, layout.starts, layout.furniture, layout.title,
-                  blank, rows(spans, text, texts, blank, layout.title))
+                  blank, rows(spans, text, blank, layout.title))
 
 
 def _stops(lines: _Lines, tables: dict[int, tuple[int, int]]) -> tuple[list[bool], list[bool], bytes]:
@@ -150,7 +158,7 @@ def _stops(lines: _Lines, tables: dict[int, tuple[int, int]]) -> tuple[list[bool
                 stop[k] = True
     for k in tables:
         stop[k] = True
-    maybe = [c in NOTE_OR_PART_FIRST or c.isdecimal() for c in lines.firsts]
+    maybe = [c[:1] in NOTE_FIRST or c[:1].isdecimal() or c in PART_ITEM_HEADS for c in lines.firsts]
     if spanish():  # Spanish section titles end a paragraph too: any line may start one
         maybe = [not e for e in lines.empty]
     return stop, maybe, bytes(map(or_, stop, maybe))

@@ -10,6 +10,7 @@ above are its header. Used by the plain-text parser (``text.py``) and the PDF pa
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any, Callable
 
 from .builder import DocBuilder
@@ -24,6 +25,7 @@ _CELL_SPLIT = re.compile(r"\s{2,}|\t+")
 _YEAR = re.compile(r"\b(?:FY\s?)?(?:19|20)\d\d\b")
 _RULE = re.compile(r"^[-=_—–\s]+$")
 # whitespace str.isspace() knows besides " ", "\t" and the line breaks "\n", "\f"
+_OTHER_WS = "\t\r\x0b\x1c\x1d\x1e\x1f\x85\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + "\u2028\u2029\u202f\u205f\u3000"
 _OTHER_SPACE = re.compile("[\r\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
@@ -62,23 +64,39 @@ def is_row(line: str) -> bool:
     return False
 
 
-def rows(lines: list[tuple[int, int]], text: str, texts: list[str], blank: list[bool],
-         title: list[bool]) -> list[bool]:
-    """``[not blank and not title and is_row(line)]`` per line. A row has two cells, so a
-    separator inside the line: two whitespace characters in a row, or a tab. With every
-    other whitespace character read as a space, that is "  " or "\t" in the line, found
-    without a regex; only such lines are split into cells (``_row_spaced``)."""
-    if _OTHER_SPACE.search(text) is None:
-        spaced = texts
-    else:
-        norm = text.replace("\xa0", " ")
-        if _OTHER_SPACE.search(norm) is not None:
-            norm = _OTHER_SPACE.sub(" ", norm)
-        # same lines, same offsets: only characters other than the line breaks were replaced
-        # (a line of ``norm.split`` may go on with a "\r" its text leaves out: cut to length)
-        spaced = norm.split("\n") if "\f" not in text else [norm[a:b] for a, b in lines]
-    return [not b and not t and ("  " in y or "\t" in y) and _row_spaced(y[:len(x)])
-            for x, y, b, t in zip(texts, spaced, blank, title)]
+def rows(lines: list[tuple[int, int]], text: str, blank: list[bool], title: list[bool]) -> list[bool]:
+    """``[not blank and not title and is_row(line)]`` per line (``lines``: the spans). A row
+    has two cells, so a separator inside the line: two whitespace characters in a row, or
+    a tab. With "\xa0" read as a space, that is "  " in the line, or a whitespace character
+    other than " " (a tab, a thin space…): ``str.find`` over the whole text finds those
+    lines. Only they are split into cells (``_row_spaced``, other whitespace made spaces)."""
+    norm = text.replace("\xa0", " ") if "\xa0" in text else text
+    row = [False] * len(lines)
+    starts = [a for a, _ in lines]
+    for k in sorted(_lines_with(norm, ["  "] + [c for c in _OTHER_WS if c in norm], lines, starts)):
+        a, b = lines[k]
+        y = norm[a:b]
+        if not y.isprintable():  # whitespace other than " " (or a control character)
+            y = _OTHER_SPACE.sub(" ", y)
+        if ("  " in y or "\t" in y) and not blank[k] and not title[k]:
+            row[k] = _row_spaced(y)
+    return row
+
+
+def _lines_with(text: str, needles: list[str], lines: list[tuple[int, int]], starts: list[int]) -> set[int]:
+    """The lines (by number) whose span holds one of ``needles``."""
+    found: set[int] = set()
+    for needle in needles:
+        p = text.find(needle)
+        while p >= 0:
+            k = bisect_right(starts, p) - 1
+            a, b = lines[k]
+            if p + len(needle) <= b:
+                found.add(k)
+                p = text.find(needle, b)  # on to the next line
+            else:  # past the line's span (a "\r" before its break)
+                p = text.find(needle, p + 1)
+    return found
 
 
 def _row_spaced(line: str) -> bool:
