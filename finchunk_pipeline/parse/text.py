@@ -136,12 +136,12 @@ def _read_lines(text: str) -> _Lines:
     else:
         ff_after = [False] * n
     # first two non-blank characters of each line ("" for a blank line): cheap pre-checks
-    firsts = [t.lstrip()[:2] for t in texts]
-    empty = [not c for c in firsts]
+    firsts = [t[:2] for t in map(str.lstrip, texts)]
+    empty = list(map(not_, firsts))
     # pages of extracted text: page ends, furniture (page numbers, running headers) and the
     # title lines at a page's top (parse/pages.py); furniture ends blocks like a blank line
     layout = page_layout(texts, ff_after, blank=empty)
-    blank = [f or e for f, e in zip(layout.furniture, empty)]
+    blank = list(map(or_, layout.furniture, empty))
     return _Lines(text, spans, texts, ff_after, firsts, empty, layout.starts, layout.furniture, layout.title,
                   blank, rows(spans, text, blank, layout.title))
 
@@ -151,16 +151,18 @@ def _stops(lines: _Lines, tables: dict[int, tuple[int, int]]) -> tuple[list[bool
     page title, a table's first line); ``maybe``: a line that may start a note or a PART /
     Item heading, by its first character (checked exactly when met); ``either``: one byte
     per line, 1 where either holds (``bytes.find`` skips the lines in between)."""
-    stop = [b or t for b, t in zip(lines.blank, lines.title)]
+    stop = list(map(or_, lines.blank, lines.title))
     if "\f" in lines.text:
         for k in range(1, lines.n):
             if lines.ff_after[k - 1]:
                 stop[k] = True
     for k in tables:
         stop[k] = True
-    maybe = [c[:1] in NOTE_FIRST or c[:1].isdecimal() or c in PART_ITEM_HEADS for c in lines.firsts]
+    # decided once per distinct pair of first characters (far fewer than the lines)
+    heads = {c: c[:1] in NOTE_FIRST or c[:1].isdecimal() or c in PART_ITEM_HEADS for c in set(lines.firsts)}
+    maybe = list(map(heads.__getitem__, lines.firsts))
     if spanish():  # Spanish section titles end a paragraph too: any line may start one
-        maybe = [not e for e in lines.empty]
+        maybe = list(map(not_, lines.empty))
     return stop, maybe, bytes(map(or_, stop, maybe))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from operator import itemgetter
 from typing import Any, Callable
 
 from .builder import DocBuilder
@@ -72,7 +73,7 @@ def rows(lines: list[tuple[int, int]], text: str, blank: list[bool], title: list
     lines. Only they are split into cells (``_row_spaced``, other whitespace made spaces)."""
     norm = text.replace("\xa0", " ") if "\xa0" in text else text
     row = [False] * len(lines)
-    starts = [a for a, _ in lines]
+    starts = list(map(itemgetter(0), lines))
     for k in sorted(_lines_with(norm, ["  "] + [c for c in _OTHER_WS if c in norm], lines, starts)):
         a, b = lines[k]
         y = norm[a:b]
