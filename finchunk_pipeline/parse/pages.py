@@ -149,12 +149,14 @@ def _edge_lines(starts: list[int], ends: list[bool], blank: list[bool]) -> list[
 def _furniture(lines: list[str], near_lines: list[int], ends: list[bool]) -> list[bool]:
     """Among the lines near a page break: page numbers at page ends, index lines, and short
     lines recurring on at least RUNNING_MIN pages."""
-    counts = Counter(_norm(lines[k]) for k in near_lines if len(lines[k].strip()) <= RUNNING_MAX_CHARS)
+    normed = {k: _norm(lines[k]) for k in near_lines if len(lines[k].strip()) <= RUNNING_MAX_CHARS}
+    counts = Counter(normed.values())
     running = {t for t, c in counts.items() if c >= RUNNING_MIN}
     furniture = [False] * len(lines)
     for k in near_lines:
         s = lines[k]
-        if (ends[k] and PAGE_NUMBER.match(s)) or INDEX_LINE.match(s) or _norm(s) in running:
+        if (ends[k] and PAGE_NUMBER.match(s)) or INDEX_LINE.match(s) \
+                or (running and (normed[k] if k in normed else _norm(s)) in running):
             furniture[k] = True
     return furniture
 

@@ -26,6 +26,8 @@ _CELL_SPLIT = re.compile(r"\s{2,}|\t+")
 _YEAR = re.compile(r"\b(?:FY\s?)?(?:19|20)\d\d\b")
 _RULE = re.compile(r"^[-=_—–\s]+$")
 # whitespace str.isspace() knows besides " ", "\t" and the line breaks "\n", "\f"
+# the first character of a figure NUM_CELL matches, besides a decimal digit (re.I: "n/a", "N/M")
+_FIGURE_FIRST = frozenset("$€£¥(-–—+nN")
 _OTHER_WS = "\t\r\x0b\x1c\x1d\x1e\x1f\x85\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + "\u2028\u2029\u202f\u205f\u3000"
 _OTHER_SPACE = re.compile("[\r\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
@@ -103,12 +105,13 @@ def _lines_with(text: str, needles: list[str], lines: list[tuple[int, int]], sta
 def _row_spaced(line: str) -> bool:
     """``is_row(line)`` for a line whose only whitespace characters are spaces and tabs:
     a separator is then a run of 2+ spaces or one holding a tab, so with tabs doubled the
-    cells are the non-blank pieces of ``str.split("  ")`` (stripped), without a regex."""
+    cells are the non-blank pieces of ``str.split("  ")`` (stripped), without a regex; a
+    piece is tried as a figure only when it starts like one (``_FIGURE_FIRST``)."""
     n_num = 0
-    num, year = NUM_CELL.match, YEAR_CELL.fullmatch
+    num, year, first = NUM_CELL.match, YEAR_CELL.fullmatch, _FIGURE_FIRST
     for c in line.replace("\t", "  ").split("  "):
         c = c.strip()
-        if c and num(c) and not year(c):  # is_num(c)
+        if c and (c[0] in first or c[0].isdecimal()) and num(c) and not year(c):  # is_num(c)
             n_num += 1
             if n_num == 2:
                 return True
