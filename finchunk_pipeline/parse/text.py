@@ -149,7 +149,7 @@ def _read_lines(text: str) -> _Lines:
 def _stops(lines: _Lines, tables: dict[int, tuple[int, int]]) -> tuple[list[bool], list[bool], bytes]:
     """``stop``: a line that ends a paragraph whatever the state (blank, after a form feed, a
     page title, a table's first line); ``maybe``: a line that may start a note or a PART /
-    Item heading, by its first character (checked exactly when met); ``either``: one byte
+    Item heading, by its first two characters (checked exactly when met); ``either``: one byte
     per line, 1 where either holds (``bytes.find`` skips the lines in between)."""
     stop = list(map(or_, lines.blank, lines.title))
     if "\f" in lines.text:
@@ -212,6 +212,6 @@ def _heading_level(lines: _Lines, tables: dict[int, tuple[int, int]], i: int) ->
     if lvl and (lvl <= 2 or single or line_heading_level(lines.L(i + 1)) or (i + 1) in tables):
         if lvl <= 2 or len(cur.strip()) <= 100:
             return lvl
-    if single and looks_title(cur) and (i == 0 or lines.blank[i - 1] or lines.ff_after[i - 1]):
+    if single and (i == 0 or lines.blank[i - 1] or lines.ff_after[i - 1]) and looks_title(cur):
         return 4
     return 0
