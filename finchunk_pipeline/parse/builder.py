@@ -7,9 +7,10 @@ footnote mark last (``recent``: a later note line with that mark refers to it) t
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any
 
+from .footnotes import cite_starts
 from .line_kinds import cites
 from .model import Block, BlockKind
 
@@ -25,6 +26,18 @@ class DocBuilder:
         self.ff = [m.start() for m in re.finditer("\f", text)] if "\f" in text else []
         self.recent: dict[str, str] = {}
         self._path: tuple[list, tuple[str, ...]] | None = None
+        self._cite_at: list[int] | None = None
+
+    def may_cite(self, start: int, end: int) -> bool:
+        """``text[start:end]`` holds a character a footnote cite starts with (else
+        ``cited_marks`` of it is [] without a search): one look over the whole text."""
+        at = self._cite_at
+        if at is None:
+            at = self._cite_at = cite_starts(self.text)
+        if not at:
+            return False
+        i = bisect_left(at, start)
+        return i < len(at) and at[i] < end
 
     def page(self, pos: int) -> int:
         return 1 + bisect_right(self.ff, pos)
@@ -39,16 +52,26 @@ class DocBuilder:
     def add(self, kind: str, start: int, end: int, attrs: dict[str, Any] | None = None,
             parent: str | None = None) -> Block:
         """A block over [start, end) trimmed of surrounding whitespace, under the current headings."""
+        return self.add_owned(kind, start, end, dict(attrs or {}), parent)
+
+    def add_owned(self, kind: str, start: int, end: int, attrs: dict[str, Any], parent: str | None = None) -> Block:
+        """``add`` with ``attrs`` handed over: the block keeps that dict (not a copy)."""
         t = self.text
-        while start < end and t[start].isspace():
-            start += 1
-        while end > start and t[end - 1].isspace():
-            end -= 1
-        attrs = dict(attrs or {})
-        attrs.setdefault("page", self.page(start))
+        if start < end and t[start].isspace():
+            while start < end and t[start].isspace():
+                start += 1
+        if end > start and t[end - 1].isspace():
+            while end > start and t[end - 1].isspace():
+                end -= 1
+        if "page" not in attrs:
+            attrs["page"] = 1 + bisect_right(self.ff, start)
         seq = len(self.blocks)
+        headings = self.headings
+        cached = self._path
+        if cached is None or cached[0] != headings:  # recomputed only after a heading change
+            cached = self._path = (list(headings), tuple(h for _, h in headings))
         b = Block(self.doc_id, f"{self.doc_id}#b{seq:05d}", seq, kind, start, end, start, end, t[start:end],
-                  self.path, parent, attrs)
+                  cached[1], parent, attrs)
         self.blocks.append(b)
         return b
 
@@ -57,18 +80,18 @@ class DocBuilder:
         while self.headings and self.headings[-1][0] >= level:
             self.headings.pop()
         self.headings.append((level, title))
-        self.add(BlockKind.HEADING, start, end, {"level": level})
+        self.add_owned(BlockKind.HEADING, start, end, {"level": level})
         self.recent = {}
 
     def paragraph(self, start: int, end: int, furniture: bool = False) -> Block:
         """A PARAGRAPH with the footnote marks it cites; later notes with those marks refer to it."""
         attrs: dict[str, Any] = {}
-        marks = cites(self.text[start:end])
+        marks = cites(self.text[start:end], self.may_cite(start, end))
         if marks:
             attrs["cites"] = marks
         if furniture:
             attrs["furniture"] = True
-        b = self.add(BlockKind.PARAGRAPH, start, end, attrs)
+        b = self.add_owned(BlockKind.PARAGRAPH, start, end, attrs)
         for m in marks:
             self.recent[m] = b.block_id
         return b
@@ -77,4 +100,4 @@ class DocBuilder:
         attrs = {"mark": mark}
         if refers_to:
             attrs["refers_to"] = refers_to
-        return self.add(BlockKind.NOTE, start, end, attrs)
+        return self.add_owned(BlockKind.NOTE, start, end, attrs)

@@ -23,9 +23,13 @@ NUM_CELL = re.compile(
     re.I,
 )
 YEAR_CELL = re.compile(r"(?:19|20)\d\d")
-# the first non-blank character of a line NOTE_LINE or a PART / Item heading can match
-# (besides decimal digits); re.I lets "İ" and "ı" match "i"
-NOTE_OR_PART_FIRST = frozenset("(*†‡" + SUPERSCRIPTS + "pPiIİı")
+# the first non-blank character of a line NOTE_LINE can match (besides decimal digits), and
+# the first two a PART / Item heading can ("pa", "it"; re.I lets "İ" and "ı" match "i")
+NOTE_FIRST = frozenset("(*†‡" + SUPERSCRIPTS)
+_PART_HEADS = frozenset(p + q for p in "pP" for q in "aA")
+_ITEM_HEADS = frozenset(p + q for p in "iIİı" for q in "tT")
+_NOTE_HEADS = frozenset(p + q for p in "nN" for q in "oO")
+PART_ITEM_HEADS = _PART_HEADS | _ITEM_HEADS
 
 _ES_NOTE_HEAD = re.compile(r"^\s*nota\s+(?:n[.º°]\s*)?\d{1,2}\s*[.:\-–—]\s*\S", re.I)
 _ES_SECTION = re.compile(
@@ -68,11 +72,12 @@ def _english_heading_level(line: str) -> int:
     s = line.strip()
     if not s or len(s) > 200:
         return 0
-    if _PART.match(s) and len(s) <= 120:
+    head = s[:2]  # each regex tried only on a line that starts as it must
+    if head in _PART_HEADS and _PART.match(s) and len(s) <= 120:
         return 1
-    if _ITEM.match(s):
+    if head in _ITEM_HEADS and _ITEM.match(s):
         return 2
-    if _NOTE_HEAD.match(s) and len(s) <= 120:
+    if head in _NOTE_HEADS and _NOTE_HEAD.match(s) and len(s) <= 120:
         return 3
     if len(s) > 100 or s.endswith((",", ";")):
         return 0
@@ -89,7 +94,9 @@ def is_part_or_item(line: str) -> bool:
     s = line.strip()
     if not s or len(s) > 200:
         return False
-    return bool((_PART.match(s) and len(s) <= 120) or _ITEM.match(s) or (spanish() and _ES_SECTION.match(s)))
+    head = s[:2]
+    return bool((head in _PART_HEADS and _PART.match(s) and len(s) <= 120) or (head in _ITEM_HEADS and _ITEM.match(s))
+                or (spanish() and _ES_SECTION.match(s)))
 
 
 def looks_title(line: str) -> bool:
@@ -114,10 +121,11 @@ def note_mark(line: str, recent: dict[str, str]) -> str | None:
     return mark if mark in recent else None
 
 
-def cites(text: str) -> list[str]:
+def cites(text: str, marked: bool = True) -> list[str]:
     """Footnote marks ``text`` cites: superscripts and the like (``footnotes.cited_marks``),
-    then ``(1)`` after a word or a closing bracket."""
-    marks = cited_marks(text)
+    then ``(1)`` after a word or a closing bracket. ``marked=False``: the caller knows the
+    text holds no character such a mark starts with (``footnotes.may_cite``)."""
+    marks = cited_marks(text) if marked else []
     if "(" in text:
         for m in _PAREN_MARK.finditer(text):
             if m.group(1) not in marks and _paren_cite_at(text, m.start()):

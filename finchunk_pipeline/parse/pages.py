@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from itertools import accumulate, compress
+from dataclasses import dataclass, field
 
 EDGE = 3              # lines from a page break where running headers / footers live
 RUNNING_MIN = 3       # pages a short line must recur on to be a running header / footer
@@ -52,6 +53,7 @@ class PageLayout:
     page: list[int]
     furniture: list[bool]
     title: list[bool]
+    starts: list[int] = field(default_factory=list)  # the first line of each page
 
     @property
     def pages(self) -> int:
@@ -98,25 +100,23 @@ def page_layout(lines: list[str], form_feed_after: list[bool] | None = None,
     if blank is None:
         blank = [not ln.strip() for ln in lines]
     ends = _page_ends(lines, form_feed_after or [False] * n, blank)
-    page, cur = [], 1
-    for e in ends:
-        page.append(cur)
-        if e:
-            cur += 1
-    starts = [0] + [k + 1 for k in range(n - 1) if ends[k]] if n else []
+    page = list(accumulate(ends[:-1], initial=1)) if n else []  # 1 + the page ends before each line
+    starts = [0] + [k + 1 for k in compress(range(n - 1), ends)] if n else []
     furniture = _furniture(lines, _edge_lines(starts, ends, blank), ends)
-    return PageLayout(page, furniture, _titles(lines, starts, blank, furniture))
+    return PageLayout(page, furniture, _titles(lines, starts, blank, furniture), starts)
 
 
 def _page_ends(lines: list[str], ff: list[bool], blank: list[bool]) -> list[bool]:
     """Page ends: a form feed, or a page-number line followed by a blank line / the end
-    (the cheap conditions first; the regex only on lines before a blank line)."""
+    (the cheap conditions first; the regex only on the non-blank lines before a blank line)."""
     n = len(lines)
     any_ff = any(ff)
     ends = list(ff) if any_ff else [False] * n
     match_page_number = PAGE_NUMBER.match
-    for k in range(n):
-        if not ends[k] and (k + 1 >= n or blank[k + 1]) and not blank[k] and match_page_number(lines[k]) \
+    # the lines before a blank line (compress: the blank lines' numbers, less one), and the last
+    before_blank = [k - 1 for k in compress(range(1, n), blank[1:])] + ([n - 1] if n else [])
+    for k in before_blank:
+        if not ends[k] and not blank[k] and match_page_number(lines[k]) \
                 and not (any_ff and _form_feed_follows(k, blank, ff)):
             ends[k] = True
     return ends
@@ -149,12 +149,14 @@ def _edge_lines(starts: list[int], ends: list[bool], blank: list[bool]) -> list[
 def _furniture(lines: list[str], near_lines: list[int], ends: list[bool]) -> list[bool]:
     """Among the lines near a page break: page numbers at page ends, index lines, and short
     lines recurring on at least RUNNING_MIN pages."""
-    counts = Counter(_norm(lines[k]) for k in near_lines if len(lines[k].strip()) <= RUNNING_MAX_CHARS)
+    normed = {k: _norm(lines[k]) for k in near_lines if len(lines[k].strip()) <= RUNNING_MAX_CHARS}
+    counts = Counter(normed.values())
     running = {t for t, c in counts.items() if c >= RUNNING_MIN}
     furniture = [False] * len(lines)
     for k in near_lines:
         s = lines[k]
-        if (ends[k] and PAGE_NUMBER.match(s)) or INDEX_LINE.match(s) or _norm(s) in running:
+        if (ends[k] and PAGE_NUMBER.match(s)) or INDEX_LINE.match(s) \
+                or (running and (normed[k] if k in normed else _norm(s)) in running):
             furniture[k] = True
     return furniture
 

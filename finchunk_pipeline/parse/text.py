@@ -29,6 +29,8 @@ reads the lines once and walks them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import add, not_, or_
 from typing import Any
 
 from ..lang.codes import normalise
@@ -37,7 +39,8 @@ from ..storage import sha256_text
 from .builder import DocBuilder
 from .gcpause import without_gc
 from .line_kinds import (
-    NOTE_OR_PART_FIRST,
+    NOTE_FIRST,
+    PART_ITEM_HEADS,
     PAGE_NO,
     is_part_or_item,
     line_heading_level,
@@ -73,10 +76,12 @@ def _parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> Parsed
     d.ff = lines.page_starts()
     tables = find_tables(lines.n, lines.row, lines.blank, lines.L,
                          lambda h: not lines.ff_after[h - 1] and not lines.title[h - 1])
-    stop, maybe = _stops(lines, tables)
-    i = 0
-    while i < lines.n:
-        i = _emit_at(d, lines, tables, stop, maybe, i)
+    stops = _stops(lines, tables)
+    # an empty line (never furniture, nor a table's first line) emits nothing: skipped
+    filled = bytes(map(not_, lines.empty))
+    i = filled.find(1)
+    while i >= 0:
+        i = filled.find(1, _emit_at(d, lines, tables, stops, i))
     if not d.blocks:
         raise ValueError(f"{doc_id}: no text blocks found")
     return ParsedDocument(
@@ -88,7 +93,7 @@ def _parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> Parsed
 @dataclass
 class _Lines:
     """Per line of the text (split on ``\\n`` and ``\\f``): its span and text, a form feed
-    after it, its first non-blank character, and what the page layout and table rows say."""
+    after it, its first two non-blank characters, and what the page layout and table rows say."""
 
     text: str
     spans: list[tuple[int, int]]
@@ -96,64 +101,73 @@ class _Lines:
     ff_after: list[bool]
     firsts: list[str]
     empty: list[bool]
-    page: list[int]
+    page_first: list[int]      # the first line of each page
     furniture: list[bool]
     title: list[bool]
     blank: list[bool]          # empty or furniture: both end a block
     row: list[bool]
+    n: int = 0
 
-    @property
-    def n(self) -> int:
-        return len(self.spans)
+    def __post_init__(self) -> None:
+        self.n = len(self.spans)
 
     def L(self, k: int) -> str:
         return self.texts[k]
 
     def page_starts(self) -> list[int]:
         """The offsets where a new page starts (a line's end whose next line is on another page)."""
-        return [self.spans[k][1] for k in range(self.n - 1) if self.page[k + 1] != self.page[k]]
+        return [self.spans[k - 1][1] for k in self.page_first[1:]]
 
 
 def _read_lines(text: str) -> _Lines:
     # lines split on \n and \f; each (start, end) excludes the separator and a trailing \r
-    spans = line_spans(text, "\n\f")
+    if "\f" in text or "\r" in text:
+        spans = line_spans(text, "\n\f")
+        texts = [text[a:b] for a, b in spans]
+    else:  # the lines are split once; their spans follow from their lengths
+        texts = text.split("\n")
+        starts = list(accumulate(map((1).__add__, map(len, texts)), initial=0))
+        spans = list(zip(starts, map(add, starts, map(len, texts))))
     n = len(spans)
-    texts = [text[a:b] for a, b in spans]
     # a form feed ends a block like a blank line does
     if "\f" in text:
         ff_after = [spans[k][1] < len(text) and text[spans[k][1]:spans[k][1] + 2].lstrip("\r")[:1] == "\f"
                     for k in range(n)]
     else:
         ff_after = [False] * n
-    # first non-blank character of each line ("" for a blank line): cheap pre-checks
-    firsts = [t.lstrip()[:1] for t in texts]
-    empty = [not c for c in firsts]
+    # first two non-blank characters of each line ("" for a blank line): cheap pre-checks
+    firsts = [t[:2] for t in map(str.lstrip, texts)]
+    empty = list(map(not_, firsts))
     # pages of extracted text: page ends, furniture (page numbers, running headers) and the
     # title lines at a page's top (parse/pages.py); furniture ends blocks like a blank line
     layout = page_layout(texts, ff_after, blank=empty)
-    blank = [f or e for f, e in zip(layout.furniture, empty)]
-    return _Lines(text, spans, texts, ff_after, firsts, empty, layout.page, layout.furniture, layout.title,
-                  blank, rows(spans, text, texts, blank, layout.title))
+    blank = list(map(or_, layout.furniture, empty))
+    return _Lines(text, spans, texts, ff_after, firsts, empty, layout.starts, layout.furniture, layout.title,
+                  blank, rows(spans, text, blank, layout.title))
 
 
-def _stops(lines: _Lines, tables: dict[int, tuple[int, int]]) -> tuple[list[bool], list[bool]]:
+def _stops(lines: _Lines, tables: dict[int, tuple[int, int]]) -> tuple[list[bool], list[bool], bytes]:
     """``stop``: a line that ends a paragraph whatever the state (blank, after a form feed, a
     page title, a table's first line); ``maybe``: a line that may start a note or a PART /
-    Item heading, by its first character (checked exactly when met)."""
-    stop = [b or t for b, t in zip(lines.blank, lines.title)]
-    for k in range(1, lines.n):
-        if lines.ff_after[k - 1]:
-            stop[k] = True
+    Item heading, by its first two characters (checked exactly when met); ``either``: one byte
+    per line, 1 where either holds (``bytes.find`` skips the lines in between)."""
+    stop = list(map(or_, lines.blank, lines.title))
+    if "\f" in lines.text:
+        for k in range(1, lines.n):
+            if lines.ff_after[k - 1]:
+                stop[k] = True
     for k in tables:
         stop[k] = True
-    maybe = [c in NOTE_OR_PART_FIRST or c.isdecimal() for c in lines.firsts]
+    # decided once per distinct pair of first characters (far fewer than the lines)
+    heads = {c: c[:1] in NOTE_FIRST or c[:1].isdecimal() or c in PART_ITEM_HEADS for c in set(lines.firsts)}
+    maybe = list(map(heads.__getitem__, lines.firsts))
     if spanish():  # Spanish section titles end a paragraph too: any line may start one
-        maybe = [not e for e in lines.empty]
-    return stop, maybe
+        maybe = list(map(not_, lines.empty))
+    return stop, maybe, bytes(map(or_, stop, maybe))
 
 
-def _emit_at(d: DocBuilder, lines: _Lines, tables: dict[int, tuple[int, int]], stop: list[bool],
-             maybe: list[bool], i: int) -> int:
+def _emit_at(d: DocBuilder, lines: _Lines, tables: dict[int, tuple[int, int]],
+             stops: tuple[list[bool], list[bool], bytes], i: int) -> int:
     """Emit the block starting at line i (a table, furniture, a page title, a note, a
     heading or a paragraph); returns the line after it."""
     after = emit_layout_line(d, lines.text, lines, tables, i)
@@ -165,6 +179,7 @@ def _emit_at(d: DocBuilder, lines: _Lines, tables: dict[int, tuple[int, int]], s
         lvl = line_heading_level(cur)
         d.heading(lvl if lvl in (1, 2) else 3, s, e)
         return i + 1
+    stop, maybe, either = stops
     nm = note_mark(cur, d.recent) if maybe[i] else None
     if nm is not None:
         d.note(nm, s, e, d.recent.get(nm))
@@ -173,14 +188,16 @@ def _emit_at(d: DocBuilder, lines: _Lines, tables: dict[int, tuple[int, int]], s
     if level:
         d.heading(level, s, e)
         return i + 1
-    # paragraph: up to a stop line, a note or a PART / Item heading
-    j = i + 1
-    while j < lines.n and not stop[j]:
-        if maybe[j]:
-            nxt = lines.texts[j]
-            if note_mark(nxt, d.recent) is not None or is_part_or_item(nxt):
-                break
-        j += 1
+    # paragraph: up to a stop line, a note or a PART / Item heading (lines that are neither
+    # a stop nor a maybe are skipped by one bytes.find)
+    j = either.find(1, i + 1)
+    while j >= 0 and not stop[j]:
+        nxt = lines.texts[j]
+        if note_mark(nxt, d.recent) is not None or is_part_or_item(nxt):
+            break
+        j = either.find(1, j + 1)
+    if j < 0:
+        j = lines.n
     d.paragraph(s, lines.spans[j - 1][1], furniture=j == i + 1 and bool(PAGE_NO.match(cur)))
     return j
 
@@ -195,6 +212,6 @@ def _heading_level(lines: _Lines, tables: dict[int, tuple[int, int]], i: int) ->
     if lvl and (lvl <= 2 or single or line_heading_level(lines.L(i + 1)) or (i + 1) in tables):
         if lvl <= 2 or len(cur.strip()) <= 100:
             return lvl
-    if single and looks_title(cur) and (i == 0 or lines.blank[i - 1] or lines.ff_after[i - 1]):
+    if single and (i == 0 or lines.blank[i - 1] or lines.ff_after[i - 1]) and looks_title(cur):
         return 4
     return 0

@@ -10,6 +10,8 @@ above are its header. Used by the plain-text parser (``text.py``) and the PDF pa
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from operator import itemgetter
 from typing import Any, Callable
 
 from .builder import DocBuilder
@@ -24,6 +26,9 @@ _CELL_SPLIT = re.compile(r"\s{2,}|\t+")
 _YEAR = re.compile(r"\b(?:FY\s?)?(?:19|20)\d\d\b")
 _RULE = re.compile(r"^[-=_—–\s]+$")
 # whitespace str.isspace() knows besides " ", "\t" and the line breaks "\n", "\f"
+# the first character of a figure NUM_CELL matches, besides a decimal digit (re.I: "n/a", "N/M")
+_FIGURE_FIRST = frozenset("$€£¥(-–—+nN")
+_OTHER_WS = "\t\r\x0b\x1c\x1d\x1e\x1f\x85\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + "\u2028\u2029\u202f\u205f\u3000"
 _OTHER_SPACE = re.compile("[\r\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
@@ -62,23 +67,55 @@ def is_row(line: str) -> bool:
     return False
 
 
-def rows(lines: list[tuple[int, int]], text: str, texts: list[str], blank: list[bool],
-         title: list[bool]) -> list[bool]:
-    """``[not blank and not title and is_row(line)]`` per line. A row has two cells, so a
-    separator inside the line: two whitespace characters in a row, or a tab. With every
-    other whitespace character read as a space, that is "  " or "\t" in the line, found
-    without a regex; only such lines are split into cells."""
-    if _OTHER_SPACE.search(text) is None:
-        spaced = texts
-    else:
-        norm = text.replace("\xa0", " ")
-        if _OTHER_SPACE.search(norm) is not None:
-            norm = _OTHER_SPACE.sub(" ", norm)
-        # same lines: only characters other than the line breaks were replaced (a trailing
-        # "\r" read as a space can only add a candidate, which is_row then rejects)
-        spaced = norm.split("\n") if "\f" not in text else [norm[a:b] for a, b in lines]
-    return [not b and not t and ("  " in y or "\t" in y) and is_row(x)
-            for x, y, b, t in zip(texts, spaced, blank, title)]
+def rows(lines: list[tuple[int, int]], text: str, blank: list[bool], title: list[bool]) -> list[bool]:
+    """``[not blank and not title and is_row(line)]`` per line (``lines``: the spans). A row
+    has two cells, so a separator inside the line: two whitespace characters in a row, or
+    a tab. With "\xa0" read as a space, that is "  " in the line, or a whitespace character
+    other than " " (a tab, a thin space…): ``str.find`` over the whole text finds those
+    lines. Only they are split into cells (``_row_spaced``, other whitespace made spaces)."""
+    norm = text.replace("\xa0", " ") if "\xa0" in text else text
+    row = [False] * len(lines)
+    starts = list(map(itemgetter(0), lines))
+    for k in sorted(_lines_with(norm, ["  "] + [c for c in _OTHER_WS if c in norm], lines, starts)):
+        a, b = lines[k]
+        y = norm[a:b]
+        if not y.isprintable():  # whitespace other than " " (or a control character)
+            y = _OTHER_SPACE.sub(" ", y)
+        if ("  " in y or "\t" in y) and not blank[k] and not title[k]:
+            row[k] = _row_spaced(y)
+    return row
+
+
+def _lines_with(text: str, needles: list[str], lines: list[tuple[int, int]], starts: list[int]) -> set[int]:
+    """The lines (by number) whose span holds one of ``needles``."""
+    found: set[int] = set()
+    for needle in needles:
+        p = text.find(needle)
+        while p >= 0:
+            k = bisect_right(starts, p) - 1
+            a, b = lines[k]
+            if p + len(needle) <= b:
+                found.add(k)
+                p = text.find(needle, b)  # on to the next line
+            else:  # past the line's span (a "\r" before its break)
+                p = text.find(needle, p + 1)
+    return found
+
+
+def _row_spaced(line: str) -> bool:
+    """``is_row(line)`` for a line whose only whitespace characters are spaces and tabs:
+    a separator is then a run of 2+ spaces or one holding a tab, so with tabs doubled the
+    cells are the non-blank pieces of ``str.split("  ")`` (stripped), without a regex; a
+    piece is tried as a figure only when it starts like one (``_FIGURE_FIRST``)."""
+    n_num = 0
+    num, year, first = NUM_CELL.match, YEAR_CELL.fullmatch, _FIGURE_FIRST
+    for c in line.replace("\t", "  ").split("  "):
+        c = c.strip()
+        if c and (c[0] in first or c[0].isdecimal()) and num(c) and not year(c):  # is_num(c)
+            n_num += 1
+            if n_num == 2:
+                return True
+    return False
 
 
 def is_header_line(line: str) -> bool:
@@ -171,13 +208,19 @@ def _label_then_row(j: int, n: int, row: list[bool], blank: list[bool], L: LineT
     return False
 
 
+def cell_texts(line: str) -> list[str]:
+    """``[c.strip() for _, _, c in cells(line)]``: the same pieces between separators, by
+    one regex split (no positions)."""
+    return [c for c in map(str.strip, _CELL_SPLIT.split(line)) if c]
+
+
 def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: list[bool], blank: list[bool],
                L: LineText) -> None:
     """Emit the table: header lines h..i-1, rows i..last (a TABLE, then one TABLE_ROW per line)."""
     data_lines = [k for k in range(i, last + 1) if not blank[k]]
     header_lines = list(range(h, i))
-    cells_of = {k: cells(L(k)) for k in header_lines + data_lines}  # each line split once
-    attrs: dict[str, Any] = {"columns": _columns(header_lines, data_lines, row, cells_of),
+    texts_of = {k: cell_texts(L(k)) for k in header_lines + data_lines}  # each line split once
+    attrs: dict[str, Any] = {"columns": _columns(header_lines, data_lines, row, texts_of, L),
                              "n_rows": len(data_lines) + len(header_lines)}
     if header_lines:
         hs, he = lines[h][0], lines[i - 1][1]
@@ -186,32 +229,36 @@ def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: 
         attrs["header_vspan"] = [hs, hs + len(attrs["header"])]
     _caption_and_unit(d.blocks[-1] if d.blocks else None, attrs)
     table = d.add(BlockKind.TABLE, lines[h][0], lines[last][1], attrs)
+    table_id = table.block_id
     table_cites: list[str] = []
+    add = d.add_owned
     for k in header_lines + data_lines:
         s, e = lines[k]
-        row_cells = [c.strip() for _, _, c in cells_of[k]]
+        row_cells = texts_of[k]
         rattrs: dict[str, Any] = {"cells": row_cells, "is_header": k < i}
-        marks = cites(row_cells[0]) if row_cells else []
-        marks += [m for m in cited_marks(L(k)) if m not in marks]
+        marked = d.may_cite(s, e)  # L(k) is text[s:e]
+        marks = cites(row_cells[0], marked) if row_cells else []
+        if marked:
+            marks += [m for m in cited_marks(L(k)) if m not in marks]
         if marks:
             rattrs["cites"] = marks
             table_cites += [m for m in marks if m not in table_cites]
-        d.add(BlockKind.TABLE_ROW, s, e, rattrs, parent=table.block_id)
+        add(BlockKind.TABLE_ROW, s, e, rattrs, table_id)
     if table_cites:
         table.attrs["cites"] = table_cites
         for m in table_cites:
-            d.recent[m] = table.block_id
+            d.recent[m] = table_id
 
 
 def _columns(header_lines: list[int], data_lines: list[int], row: list[bool],
-             cells_of: dict[int, list[tuple[int, int, str]]]) -> list[str]:
+             texts_of: dict[int, list[str]], L: LineText) -> list[str]:
     """Column titles: each header cell goes to the column of the widest data row whose
     character centre is nearest (a cell right of the first column never goes to it)."""
-    widest = max((k for k in data_lines if row[k]), key=lambda k: len(cells_of[k]))
-    anchors = [(s, e) for s, e, _ in cells_of[widest]]
+    widest = max((k for k in data_lines if row[k]), key=lambda k: len(texts_of[k]))
+    anchors = [(s, e) for s, e, _ in cells(L(widest))]
     columns: list[list[str]] = [[] for _ in anchors]
     for k in header_lines:
-        for s, e, c in cells_of[k]:
+        for s, e, c in cells(L(k)):
             best = min(range(len(anchors)), key=lambda a: abs((anchors[a][0] + anchors[a][1]) / 2 - (s + e) / 2))
             if best == 0 and len(anchors) > 1 and s > anchors[0][1]:
                 best = 1
@@ -248,7 +295,7 @@ def emit_layout_line(d: DocBuilder, text: str, lines, tables: dict[int, tuple[in
         return last + 1
     if lines.furniture[i]:
         s, e = lines.spans[i]
-        d.add(BlockKind.PARAGRAPH, s, e, {"furniture": True})
+        d.add_owned(BlockKind.PARAGRAPH, s, e, {"furniture": True})
         return i + 1
     if lines.blank[i]:
         return i + 1

@@ -1,0 +1,71 @@
+"""The shortcuts of the text parser's speed work (issue 16) against the definitions they stand
+for, on generated lines: the row test by str.split on whitespace-normalised lines and its
+candidates found by str.find (``rows``), cell texts by one regex split, the offsets where a
+footnote cite may start, and the heading pre-checks by a line's first two characters."""
+import random
+import re
+
+from finchunk_pipeline.parse.footnotes import _CITE_START, cite_starts
+from finchunk_pipeline.parse.line_kinds import (
+    _ITEM, _NOTE_HEAD, _PART, NOTE_FIRST, NOTE_LINE, PART_ITEM_HEADS, is_part_or_item, line_heading_level,
+)
+from finchunk_pipeline.parse.lines import line_spans
+from finchunk_pipeline.parse.text_tables import cell_texts, cells, is_row, rows
+
+TOKENS = ["Revenue", "net", "2019", "FY2020", "$", "$1,234", "(12)", "(3.5)%", "—", "-", "–", "n/a", "N/M", "nm",
+          "12x", "45 bps", "1", "¹", "[1]", "<sup>2</sup>", "(a)", "Part", "PART II", "Item 7.", "ITEM 1A:",
+          "Note 4 -", "İtem 2.", "ıtem 3:", "TOTAL", "(in millions)", "€5", "+7", "*", "†", "x"]
+SPACES = [" ", " ", "  ", "   ", "\t", "\xa0", "\xa0 ", " \xa0", "\u2009", "\u2009\u2009", "\u3000 ", "\r", "\x0b "]
+
+
+def _line(rng: random.Random) -> str:
+    out = [rng.choice(SPACES) if rng.random() < 0.2 else ""]
+    for _ in range(rng.randint(0, 7)):
+        out += [rng.choice(TOKENS), rng.choice(SPACES)]
+    if rng.random() < 0.5:
+        out.pop()
+    return "".join(out)
+
+
+def _texts(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(n):
+        lines = [_line(rng) for _ in range(rng.randint(1, 30))]
+        breaks = [rng.choice(["\n", "\n", "\n", "\r\n", "\f", "\n\f"]) for _ in lines]
+        texts.append("".join(a + b for a, b in zip(lines, breaks))[:-1])
+    return texts
+
+
+def test_rows_match_is_row():
+    for text in _texts(400, 1):
+        spans = line_spans(text, "\n\f")
+        n = len(spans)
+        blank = [not text[a:b].strip() for a, b in spans]
+        title = [k % 7 == 3 for k in range(n)]
+        want = [not blank[k] and not title[k] and is_row(text[a:b]) for k, (a, b) in enumerate(spans)]
+        assert rows(spans, text, blank, title) == want, text
+
+
+def test_cell_texts_match_cells():
+    for text in _texts(200, 2):
+        for line in re.split("[\n\f]", text):
+            assert cell_texts(line) == [c.strip() for _, _, c in cells(line)], line
+
+
+def test_cite_starts_match_the_regex():
+    for text in _texts(200, 3):
+        assert cite_starts(text) == [m.start() for m in _CITE_START.finditer(text)]
+
+
+def test_heading_prechecks_cover_the_regexes():
+    rng = random.Random(4)
+    for _ in range(3000):
+        line = _line(rng).strip()
+        head = line[:2]
+        if _PART.match(line) or _ITEM.match(line):
+            assert head in PART_ITEM_HEADS and is_part_or_item(line) == (line_heading_level(line) in (1, 2)), line
+        if _NOTE_HEAD.match(line):
+            assert line_heading_level(line) == (3 if len(line) <= 120 else 0), line
+        if NOTE_LINE.match(line):
+            assert line[:1] in NOTE_FIRST or line[:1].isdecimal(), line
