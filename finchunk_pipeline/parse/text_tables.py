@@ -2,7 +2,9 @@
 header lines, and the TABLE / TABLE_ROW blocks they become.
 
 A row is a line with two or more cells (split at 2+ spaces or tabs), two or more of them
-figures. A table runs over consecutive rows, keeping short label lines ("Operating
+figures; or a label followed by two or more figures separated by single spaces, as PDF text
+extraction writes two-column statements ("Inventories, net 32  43", "Goodwill 9,764 9,762":
+the figures are cells of their own). A table runs over consecutive rows, keeping short label lines ("Operating
 expenses:") and single blank lines between rows; up to 3 multi-column / year lines directly
 above are its header. Used by the plain-text parser (``text.py``) and the PDF parser
 (``pdf.py``), whose view separates cells by two spaces for this reason.
@@ -10,6 +12,7 @@ above are its header. Used by the plain-text parser (``text.py``) and the PDF pa
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any, Callable
 
 from .builder import DocBuilder
@@ -17,6 +20,7 @@ from .footnotes import cited_marks
 from .line_kinds import NUM_CELL, YEAR_CELL, cites, line_heading_level, note_mark
 from .lines import UNIT
 from .model import Block, BlockKind
+from .row_figures import FIG_END, is_label_figures_row, label_and_figures, trailing_figures
 
 LineText = Callable[[int], str]   # line number -> the line's text
 
@@ -28,7 +32,8 @@ _OTHER_SPACE = re.compile("[\r\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u20
 
 
 def cells(line: str) -> list[tuple[int, int, str]]:
-    """(start, end, text) of the cells of a line, positions relative to the line."""
+    """(start, end, text) of the cells of a line, positions relative to the line; a leading
+    "label fig fig" cell is split into the label and its figures."""
     out = []
     pos = 0
     stripped_start = len(line) - len(line.lstrip())
@@ -41,11 +46,24 @@ def cells(line: str) -> list[tuple[int, int, str]]:
     if out and stripped_start and out[0][0] == 0:
         s, e, t = out[0]
         out[0] = (stripped_start, e, t.lstrip())
+    if out and out[0][2][-1:] in FIG_END:
+        if _is_spaced_row(line):  # "Product sales $ 1,975  $ 2,255": the label's figure
+            first = label_and_figures(out[0][0], out[0][2])
+            return (first or out[:1]) + out[1:]
+        figs = trailing_figures(line)  # "Goodwill 9,764 9,762": label and figures
+        if figs is not None:
+            label = line[out[0][0]:figs[0][0]].rstrip()
+            return [(out[0][0], out[0][0] + len(label), label)] + [(a, b, line[a:b]) for a, b in figs]
     return out
 
 
 def is_row(line: str) -> bool:
-    """Two or more cells (``cells``), two or more of them numeric."""
+    """Two or more cells (``cells``), two or more of them numeric; or a label followed by two
+    or more figures (``_trailing_figures``)."""
+    return _is_spaced_row(line) or is_label_figures_row(line)
+
+
+def _is_spaced_row(line: str) -> bool:
     # the cell texts of cells() are the non-blank pieces between separators (edges aside,
     # which is_num strips; a blank piece is never numeric)
     pieces = _CELL_SPLIT.split(line)
@@ -77,7 +95,8 @@ def rows(lines: list[tuple[int, int]], text: str, texts: list[str], blank: list[
         # same lines: only characters other than the line breaks were replaced (a trailing
         # "\r" read as a space can only add a candidate, which is_row then rejects)
         spaced = norm.split("\n") if "\f" not in text else [norm[a:b] for a, b in lines]
-    return [not b and not t and ("  " in y or "\t" in y) and is_row(x)
+    return [not b and not t and ((("  " in y or "\t" in y) and _is_spaced_row(x))
+                                 or (y.rstrip()[-1:] in FIG_END and is_label_figures_row(y)))
             for x, y, b, t in zip(texts, spaced, blank, title)]
 
 
@@ -103,9 +122,27 @@ def find_tables(n: int, row: list[bool], blank: list[bool], L: LineText,
         h = k
         while h > prev_end and k - h < 3 and not blank[h - 1] and joins_above(h) and is_header_line(L(h - 1)):
             h -= 1
-        tables[h] = (k, last)
+        first = k
+        if h == k:  # "2019  2018" / "Assets" / "Current assets:" / first row: labels under the header
+            h, first = _header_over_labels(k, prev_end, blank, L, joins_above)
+        tables[h] = (first, last)
         prev_end = last + 1
     return tables
+
+
+def _header_over_labels(k: int, prev_end: int, blank: list[bool], L: LineText,
+                        joins_above: Callable[[int], bool]) -> tuple[int, int]:
+    """(header start, first body line) when up to two short label lines ("Assets", "Current
+    assets:") separate the first row ``k`` from header lines above them; else (k, k). The
+    label lines are the table's first body lines."""
+    j = k
+    while j > prev_end and k - j < 2 and not blank[j - 1] and joins_above(j) and _label_line(L(j - 1).strip()) \
+            and not is_header_line(L(j - 1)):
+        j -= 1
+    h = j
+    while h > prev_end and j - h < 3 and not blank[h - 1] and joins_above(h) and is_header_line(L(h - 1)):
+        h -= 1
+    return (h, j) if h < j < k else (k, k)
 
 
 def _table_follows(i: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> bool:
@@ -146,18 +183,31 @@ def _table_extent(i: int, n: int, row: list[bool], blank: list[bool], L: LineTex
                 continue
             break
         s = L(j).strip()
-        if _label_line(s):
-            if nxt < n and (row[nxt] or (nxt + 1 < n and not blank[nxt] and _label_line(L(nxt).strip())
-                                          and row[nxt + 1])):
-                j = nxt
-                continue
+        if _labels_then_row(j, n, row, blank, L):
+            j = nxt
+            continue
         break
     return last
 
 
-def _label_line(s: str) -> bool:
-    """A row label without figures inside a table ("Operating expenses:", "Current assets")."""
+def _labels_then_row(j: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> bool:
+    """Lines j.. are up to three label lines without figures and then a numeric row; the
+    line right above the row may be the first half of a wrapped label."""
+    for k in range(j, min(n - 1, j + 3)):
+        if blank[k] or not _label_line(L(k).strip(), wrapped=row[k + 1]):
+            return False
+        if row[k + 1]:
+            return True
+    return False
+
+
+def _label_line(s: str, wrapped: bool = False) -> bool:
+    """A row label without figures inside a table ("Operating expenses:", "Current assets");
+    ``wrapped``: the first line of a label that wraps onto the next row (up to 160
+    characters, not ending a sentence: "Common stock, $0.000001 par value, ... issued at")."""
     limit = 100 if s.endswith(":") else 60
+    if wrapped and not s.endswith("."):
+        limit = 160
     return 0 < len(s) <= limit and note_mark(s, {}) is None and not line_heading_level(s)
 
 
@@ -209,6 +259,10 @@ def _columns(header_lines: list[int], data_lines: list[int], row: list[bool],
     character centre is nearest (a cell right of the first column never goes to it)."""
     widest = max((k for k in data_lines if row[k]), key=lambda k: len(cells_of[k]))
     anchors = [(s, e) for s, e, _ in cells_of[widest]]
+    widths = Counter(len(cells_of[k]) for k in data_lines if row[k])
+    by_count = _figure_columns(header_lines, max(widths, key=lambda w: (widths[w], w)), cells_of)
+    if by_count is not None:
+        return by_count
     columns: list[list[str]] = [[] for _ in anchors]
     for k in header_lines:
         for s, e, c in cells_of[k]:
@@ -218,6 +272,18 @@ def _columns(header_lines: list[int], data_lines: list[int], row: list[bool],
             if not _RULE.match(c.strip()):
                 columns[best].append(c.strip())
     return [" ".join(c) for c in columns]
+
+
+def _figure_columns(header_lines: list[int], anchors: int,
+                    cells_of: dict[int, list[tuple[int, int, str]]]) -> list[str] | None:
+    """Column titles when every header line has one cell per figure column (as many as most
+    rows' cells but their label): the titles go right to left, whatever their
+    positions (extracted text does not keep the page's alignment)."""
+    lines = [[c.strip() for _, _, c in cells_of[k] if not _RULE.match(c.strip())] for k in header_lines]
+    lines = [x for x in lines if x]
+    if not lines or anchors < 2 or any(len(x) != anchors - 1 for x in lines):
+        return None
+    return [""] + [" ".join(x[col] for x in lines) for col in range(anchors - 1)]
 
 
 def _caption_and_unit(prev: Block | None, attrs: dict[str, Any]) -> None:
