@@ -53,7 +53,8 @@ from .pdf_layout import (
 )
 from .text_tables import emit_layout_line, find_tables, is_row
 
-VERSION = "1"
+# 2: the text parser's table rules of its version 3 (row_figures.py, labels under headers)
+VERSION = "2"
 INPUT = "bytes"           # corpus_parse hands this parser the raw bytes, not decoded text
 FORMATS = ("pdf",)        # the corpus formats it reads (parse/registry.py)
 

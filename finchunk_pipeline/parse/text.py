@@ -56,7 +56,9 @@ from .text_tables import emit_layout_line, find_tables, rows
 
 # 2: pages of extracted text (parse/pages.py): page ends at page-number lines, furniture
 #    blocks, page-top title lines as headings; spacer lines inside tables
-VERSION = "2"
+# 3: rows whose figures follow the label after single spaces (parse/row_figures.py), label
+#    lines (wrapped too) between header and rows, column titles by count in extracted text
+VERSION = "3"
 LANGUAGES = ("es",)  # languages with rules of their own: their blocks are stored apart (registry.key_for)
 FORMATS = ("text",)  # the corpus formats it reads (parse/registry.py)
 

@@ -2,7 +2,9 @@
 header lines, and the TABLE / TABLE_ROW blocks they become.
 
 A row is a line with two or more cells (split at 2+ spaces or tabs), two or more of them
-figures. A table runs over consecutive rows, keeping short label lines ("Operating
+figures; or a label followed by two or more figures separated by single spaces, as PDF text
+extraction writes two-column statements ("Inventories, net 32  43", "Goodwill 9,764 9,762":
+the figures are cells of their own). A table runs over consecutive rows, keeping short label lines ("Operating
 expenses:") and single blank lines between rows; up to 3 multi-column / year lines directly
 above are its header. Used by the plain-text parser (``text.py``) and the PDF parser
 (``pdf.py``), whose view separates cells by two spaces for this reason.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from operator import itemgetter
 from typing import Any, Callable
 
@@ -19,6 +22,7 @@ from .footnotes import cited_marks
 from .line_kinds import NUM_CELL, YEAR_CELL, cites, line_heading_level, note_mark
 from .lines import UNIT
 from .model import Block, BlockKind
+from .row_figures import FIG_END, is_label_figures_row, label_and_figures, trailing_figures
 
 LineText = Callable[[int], str]   # line number -> the line's text
 
@@ -29,11 +33,14 @@ _RULE = re.compile(r"^[-=_—–\s]+$")
 # the first character of a figure NUM_CELL matches, besides a decimal digit (re.I: "n/a", "N/M")
 _FIGURE_FIRST = frozenset("$€£¥(-–—+nN")
 _OTHER_WS = "\t\r\x0b\x1c\x1d\x1e\x1f\x85\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + "\u2028\u2029\u202f\u205f\u3000"
+# the end of a line whose last non-blank character may end a figure
+_FIGURE_END_LINE = re.compile(r"[0-9)%—–-](?=[^\S\n\f]*(?:[\n\f]|\Z))")
 _OTHER_SPACE = re.compile("[\r\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
 def cells(line: str) -> list[tuple[int, int, str]]:
-    """(start, end, text) of the cells of a line, positions relative to the line."""
+    """(start, end, text) of the cells of a line, positions relative to the line; a leading
+    "label fig fig" cell is split into the label and its figures."""
     out = []
     pos = 0
     stripped_start = len(line) - len(line.lstrip())
@@ -46,11 +53,24 @@ def cells(line: str) -> list[tuple[int, int, str]]:
     if out and stripped_start and out[0][0] == 0:
         s, e, t = out[0]
         out[0] = (stripped_start, e, t.lstrip())
+    if out and out[0][2][-1:] in FIG_END:
+        if _is_spaced_row(line):  # "Product sales $ 1,975  $ 2,255": the label's figure
+            first = label_and_figures(out[0][0], out[0][2])
+            return (first or out[:1]) + out[1:]
+        figs = trailing_figures(line)  # "Goodwill 9,764 9,762": label and figures
+        if figs is not None:
+            label = line[out[0][0]:figs[0][0]].rstrip()
+            return [(out[0][0], out[0][0] + len(label), label)] + [(a, b, line[a:b]) for a, b in figs]
     return out
 
 
 def is_row(line: str) -> bool:
-    """Two or more cells (``cells``), two or more of them numeric."""
+    """Two or more cells (``cells``), two or more of them numeric; or a label followed by two
+    or more figures (``_trailing_figures``)."""
+    return _is_spaced_row(line) or is_label_figures_row(line)
+
+
+def _is_spaced_row(line: str) -> bool:
     # the cell texts of cells() are the non-blank pieces between separators (edges aside,
     # which is_num strips; a blank piece is never numeric)
     pieces = _CELL_SPLIT.split(line)
@@ -72,7 +92,9 @@ def rows(lines: list[tuple[int, int]], text: str, blank: list[bool], title: list
     has two cells, so a separator inside the line: two whitespace characters in a row, or
     a tab. With "\xa0" read as a space, that is "  " in the line, or a whitespace character
     other than " " (a tab, a thin space…): ``str.find`` over the whole text finds those
-    lines. Only they are split into cells (``_row_spaced``, other whitespace made spaces)."""
+    lines. Only they are split into cells (``_row_spaced``, other whitespace made spaces).
+    A line ending in a figure character (``_FIGURE_END_LINE``) may be a label followed by
+    figures with single spaces (``row_figures.py``): those lines are tried for that too."""
     norm = text.replace("\xa0", " ") if "\xa0" in text else text
     row = [False] * len(lines)
     starts = list(map(itemgetter(0), lines))
@@ -83,6 +105,11 @@ def rows(lines: list[tuple[int, int]], text: str, blank: list[bool], title: list
             y = _OTHER_SPACE.sub(" ", y)
         if ("  " in y or "\t" in y) and not blank[k] and not title[k]:
             row[k] = _row_spaced(y)
+    for m in _FIGURE_END_LINE.finditer(norm):
+        k = bisect_right(starts, m.start()) - 1
+        a, b = lines[k]
+        if not row[k] and m.start() < b and not blank[k] and not title[k]:
+            row[k] = is_label_figures_row(norm[a:b])
     return row
 
 
@@ -140,9 +167,27 @@ def find_tables(n: int, row: list[bool], blank: list[bool], L: LineText,
         h = k
         while h > prev_end and k - h < 3 and not blank[h - 1] and joins_above(h) and is_header_line(L(h - 1)):
             h -= 1
-        tables[h] = (k, last)
+        first = k
+        if h == k:  # "2019  2018" / "Assets" / "Current assets:" / first row: labels under the header
+            h, first = _header_over_labels(k, prev_end, blank, L, joins_above)
+        tables[h] = (first, last)
         prev_end = last + 1
     return tables
+
+
+def _header_over_labels(k: int, prev_end: int, blank: list[bool], L: LineText,
+                        joins_above: Callable[[int], bool]) -> tuple[int, int]:
+    """(header start, first body line) when up to two short label lines ("Assets", "Current
+    assets:") separate the first row ``k`` from header lines above them; else (k, k). The
+    label lines are the table's first body lines."""
+    j = k
+    while j > prev_end and k - j < 2 and not blank[j - 1] and joins_above(j) and _label_line(L(j - 1).strip()) \
+            and not is_header_line(L(j - 1)):
+        j -= 1
+    h = j
+    while h > prev_end and j - h < 3 and not blank[h - 1] and joins_above(h) and is_header_line(L(h - 1)):
+        h -= 1
+    return (h, j) if h < j < k else (k, k)
 
 
 def _table_follows(i: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> bool:
@@ -183,18 +228,31 @@ def _table_extent(i: int, n: int, row: list[bool], blank: list[bool], L: LineTex
                 continue
             break
         s = L(j).strip()
-        if _label_line(s):
-            if nxt < n and (row[nxt] or (nxt + 1 < n and not blank[nxt] and _label_line(L(nxt).strip())
-                                          and row[nxt + 1])):
-                j = nxt
-                continue
+        if _labels_then_row(j, n, row, blank, L):
+            j = nxt
+            continue
         break
     return last
 
 
-def _label_line(s: str) -> bool:
-    """A row label without figures inside a table ("Operating expenses:", "Current assets")."""
+def _labels_then_row(j: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> bool:
+    """Lines j.. are up to three label lines without figures and then a numeric row; the
+    line right above the row may be the first half of a wrapped label."""
+    for k in range(j, min(n - 1, j + 3)):
+        if blank[k] or not _label_line(L(k).strip(), wrapped=row[k + 1]):
+            return False
+        if row[k + 1]:
+            return True
+    return False
+
+
+def _label_line(s: str, wrapped: bool = False) -> bool:
+    """A row label without figures inside a table ("Operating expenses:", "Current assets");
+    ``wrapped``: the first line of a label that wraps onto the next row (up to 160
+    characters, not ending a sentence: "Common stock, $0.000001 par value, ... issued at")."""
     limit = 100 if s.endswith(":") else 60
+    if wrapped and not s.endswith("."):
+        limit = 160
     return 0 < len(s) <= limit and note_mark(s, {}) is None and not line_heading_level(s)
 
 
@@ -210,8 +268,12 @@ def _label_then_row(j: int, n: int, row: list[bool], blank: list[bool], L: LineT
 
 def cell_texts(line: str) -> list[str]:
     """``[c.strip() for _, _, c in cells(line)]``: the same pieces between separators, by
-    one regex split (no positions)."""
-    return [c for c in map(str.strip, _CELL_SPLIT.split(line)) if c]
+    one regex split (no positions), unless the first piece ends in a figure (then the
+    label's figures may be cells of their own: ``cells``)."""
+    pieces = [c for c in map(str.strip, _CELL_SPLIT.split(line)) if c]
+    if pieces and pieces[0][-1] in FIG_END:
+        return [c.strip() for _, _, c in cells(line)]
+    return pieces
 
 
 def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: list[bool], blank: list[bool],
@@ -254,6 +316,10 @@ def _columns(header_lines: list[int], data_lines: list[int], row: list[bool],
              texts_of: dict[int, list[str]], L: LineText) -> list[str]:
     """Column titles: each header cell goes to the column of the widest data row whose
     character centre is nearest (a cell right of the first column never goes to it)."""
+    widths = Counter(len(texts_of[k]) for k in data_lines if row[k])
+    by_count = _figure_columns(header_lines, max(widths, key=lambda w: (widths[w], w)), texts_of)
+    if by_count is not None:
+        return by_count
     widest = max((k for k in data_lines if row[k]), key=lambda k: len(texts_of[k]))
     anchors = [(s, e) for s, e, _ in cells(L(widest))]
     columns: list[list[str]] = [[] for _ in anchors]
@@ -265,6 +331,17 @@ def _columns(header_lines: list[int], data_lines: list[int], row: list[bool],
             if not _RULE.match(c.strip()):
                 columns[best].append(c.strip())
     return [" ".join(c) for c in columns]
+
+
+def _figure_columns(header_lines: list[int], anchors: int, texts_of: dict[int, list[str]]) -> list[str] | None:
+    """Column titles when every header line has one cell per figure column (as many as most
+    rows' cells but their label): the titles go right to left, whatever their
+    positions (extracted text does not keep the page's alignment)."""
+    lines = [[c for c in texts_of[k] if not _RULE.match(c)] for k in header_lines]
+    lines = [x for x in lines if x]
+    if not lines or anchors < 2 or any(len(x) != anchors - 1 for x in lines):
+        return None
+    return [""] + [" ".join(x[col] for x in lines) for col in range(anchors - 1)]
 
 
 def _caption_and_unit(prev: Block | None, attrs: dict[str, Any]) -> None:
