@@ -22,6 +22,8 @@ from ..parse.model import Block, BlockKind, ParsedDocument
 NOTE_HEADING = re.compile(r"^[#\s]*note\s+(\d{1,2})\b[\s.:\-–—]*(.*)$", re.I)
 NOTE_REF = re.compile(r"\bnotes?\s+(\d{1,2})\b", re.I)
 _WORDS = re.compile(r"[a-z]+")
+# every NOTE_REF match holds "note" in some case (under re.I only ASCII n/o/t/e match them)
+_NOTE_WORD = re.compile("[nN][oO][tT][eE]")
 _NOTE_WORDS = {"es": r"notas?", "it": r"note|nota", "fr": r"notes?", "de": r"anmerkung(?:en)?|erläuterung(?:en)?"}
 _PATTERNS: dict[str, tuple[re.Pattern, re.Pattern]] = {"en": (NOTE_HEADING, NOTE_REF)}
 
@@ -40,6 +42,15 @@ def note_patterns(language: str | None = None) -> tuple[re.Pattern, re.Pattern]:
             re.compile(rf"^[#\s]*(?:note|{words})\s+(?:n[.º°]\s*)?(\d{{1,2}})\b[\s.:\-–—]*(.*)$", re.I),
             re.compile(rf"\b(?:notes?|{words})\s+(?:n[.º°]\s*)?(\d{{1,2}})\b", re.I))
     return _PATTERNS[language]
+
+
+def may_refer(view: str, spans: list[tuple[int, int]]) -> bool:
+    """Could the text at ``spans`` refer to a note by number? False only when the reference
+    pattern is the English one and no span holds the word "note" (searched in place)."""
+    if note_patterns()[1] is not NOTE_REF:
+        return True
+    search = _NOTE_WORD.search
+    return any(search(view, s, e) for s, e in spans)
 
 
 def title_key(text: str) -> str:

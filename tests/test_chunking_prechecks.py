@@ -1,0 +1,35 @@
+"""The cheap pre-checks of structure chunking's speed work (issue 16) against what they stand
+for, on generated text: a range without a cite's first character cites nothing in any part of
+it, and spans without the word "note" hold no note reference by number."""
+import random
+
+from finchunk_pipeline.chunking.note_links import NOTE_REF, may_refer
+from finchunk_pipeline.parse.footnotes import cited_marks, may_cite
+
+TOKENS = ["Note", "note", "NOTES", "nOtEs", "Nota", "notes", "6", "12", "see", "(refer", "to", "Note\n4", "no te",
+          "¹", "²³", "[^1]", "[^a]:", "<sup>2</sup>", "<sup>(a)</sup>", "[", "<", "x", "é", "K", "ſ", "İ", "\n", " "]
+
+
+def _text(rng):
+    return "".join(rng.choice(TOKENS) + rng.choice([" ", "", "\n", "\t"]) for _ in range(rng.randint(0, 30)))
+
+
+def test_may_cite_is_false_only_without_cites_in_any_part():
+    rng = random.Random(11)
+    for _ in range(3000):
+        text = _text(rng)
+        s = rng.randint(0, len(text))
+        e = rng.randint(s, len(text))
+        if not may_cite(text, s, e):
+            for a in range(s, e + 1):
+                assert cited_marks(text[a:e]) == [] and cited_marks(text[s:a]) == [], (text, s, e)
+
+
+def test_may_refer_is_false_only_without_note_references():
+    rng = random.Random(12)
+    for _ in range(3000):
+        text = _text(rng)
+        cuts = sorted(rng.randint(0, len(text)) for _ in range(2 * rng.randint(1, 3)))
+        spans = list(zip(cuts[::2], cuts[1::2]))
+        if not may_refer(text, spans):
+            assert NOTE_REF.search("\n".join(text[s:e] for s, e in spans)) is None, (text, spans)
