@@ -43,3 +43,17 @@ def test_has_deleted_space_matches_the_regex():
     for _ in range(5000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
         assert _has_deleted_space(text) == (_DELETED_SPACE.search(text) is not None), repr(text)
+
+
+def test_count_capped_is_exact_up_to_the_cap():
+    from finchunk_pipeline.chunking.tokens import token_counter
+
+    counter = token_counter()
+    rng = random.Random(14)
+    words = ["revenue", "EBITDA", "1,234.5", "(12)", "unbelievably", "\x00", "\u0301", "", "$", "—", "x\x0by", "é"]
+    for _ in range(2000):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 40)))
+        cap = rng.randint(0, 40)
+        exact = counter.count_many([text])[0]
+        got = counter.count_capped([text], [cap])[0]
+        assert got == exact if exact <= cap or cap == 0 else got > cap, (text, cap, exact, got)

@@ -58,7 +58,7 @@ class Unit:
     parent_id: str | None = None
     label: str = ""
     breakable: bool = True   # False: keep apart (e.g. a whole table / a row group)
-    tokens: int = 0          # filled by the packer (with special tokens)
+    tokens: int = 0          # filled by the packer (with special tokens; of a refused unit, some count over its budget)
     parts: dict = field(default_factory=dict)  # how to split it: lead / body / notes spans
 
     def text(self, view: str) -> str:
@@ -76,15 +76,18 @@ class Packer:
     embedding text; ``special``: special tokens a count includes (2 for BERT-class)."""
 
     def __init__(self, count: Callable[[str], int], budget: int, special: int | None = None,
-                 count_many: Callable[[list[str]], list[int]] | None = None, additive: bool = False):
+                 count_many: Callable[[list[str]], list[int]] | None = None, additive: bool = False,
+                 count_capped: Callable[[list[str], list[int]], list[int]] | None = None):
         """``additive``: a text's count is the special tokens plus the sum of its
         whitespace-separated words' counts (chunking/tokens.py: exact for BERT-style
         tokenizers), so the estimate of a group joined by ``SPAN_JOINER`` is its count and
-        needs no verification."""
+        needs no verification. ``count_capped(texts, caps)``: the counts, except that a text
+        over its cap may get any count over it (TokenCounter.count_capped)."""
         if budget <= 0:
             raise ValueError(f"budget must be > 0, got {budget}")
         self.count = count
         self.count_many = count_many or (lambda texts: [count(t) for t in texts])
+        self.count_capped = count_capped or (lambda texts, caps: self.count_many(texts))
         self.budget = budget
         self.special = count("") if special is None else special
         self.additive = additive and not SPAN_JOINER.strip()
@@ -97,7 +100,8 @@ class Packer:
             budget = default_budget(counter.max_tokens) if margin < 0 else counter.max_tokens - margin
         if budget > counter.max_tokens:
             raise ValueError(f"budget {budget} exceeds the model limit {counter.max_tokens}")
-        return cls(counter.count, budget, count_many=counter.count_many, additive=counter.by_word)
+        return cls(counter.count, budget, count_many=counter.count_many, additive=counter.by_word,
+                   count_capped=counter.count_capped)
 
     def header_tokens(self, header: str) -> int:
         """Tokens the header adds to an embedding text (``header + "\\n\\n" + source``)."""
@@ -115,6 +119,13 @@ class Packer:
                              f"({self.header_tokens(header)} tokens of a {self.budget}-token budget)")
         return room
 
+    def _cap(self, header: str) -> int:
+        """The source budget under ``header``; 0 (no cap) when it leaves none (pack raises)."""
+        try:
+            return self.source_budget(header)
+        except ValueError:
+            return 0
+
     def fits(self, text: str, header: str = "") -> bool:
         return self.count(text) <= self.source_budget(header)
 
@@ -128,8 +139,9 @@ class Packer:
         head = header if callable(header) else (lambda u, h=header: h)
         # a unit's count is kept on it (Unit.tokens): a unit packed again after its section's
         # refused units were split is not counted again (its text has not changed)
+        # (counted only up to its budget: a unit over it is refused whatever its exact count)
         todo = [u for u in units if u.tokens <= 0]
-        for u, t in zip(todo, self.count_many([u.text(view) for u in todo])):
+        for u, t in zip(todo, self.count_capped([u.text(view) for u in todo], [self._cap(head(u)) for u in todo])):
             u.tokens = t
         counts = [u.tokens for u in units]
         groups: list[list[Unit]] = []
@@ -149,7 +161,7 @@ class Packer:
             budget = self.source_budget(head(u))
             if t > budget:
                 if strict:
-                    raise UnitTooLarge(u, t, budget)
+                    raise UnitTooLarge(u, self.count(u.text(view)), budget)
                 close()
                 refused.append(u)
                 continue
