@@ -139,7 +139,8 @@ class _SectionWalk:
 
     def _consume_notes_below(self, idx: int, table: Block, attached: set[str]) -> None:
         """Notes directly below the table that its piece carries are not chunked again."""
-        for later in self.doc.blocks[idx + 1:]:
+        blocks = self.doc.blocks
+        for later in (blocks[j] for j in range(idx + 1, len(blocks))):  # no copy of the rest of the list
             if later.kind == BlockKind.TABLE_ROW and later.parent_id == table.block_id:
                 continue
             if later.kind == BlockKind.NOTE and later.block_id in attached:
