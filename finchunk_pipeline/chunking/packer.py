@@ -27,13 +27,7 @@ from .options import StrategyParams, field_error
 from .sentence import split_sentences
 from .strategy import Strategy
 from .strategy_context import ChunkingContext, or_default
-from .tables import (
-    caption_block,
-    row_group_pieces,
-    spans_text,
-    table_parts,
-    table_piece,
-)
+from .tables import caption_block, row_group_pieces, spans_text, table_parts, table_piece
 from .tokens import token_counter
 
 
@@ -362,7 +356,10 @@ class _DocumentPacker:
         parts = table_parts(doc, b)
         whole = table_piece(doc, parts, list(pending), self.notes)
         limit = self.packer.source_budget(self.header(sec))
-        if self.packer.count(spans_text(view, whole.view_spans)) <= limit or not parts.body_rows:
+
+        def measure(text: str) -> int:  # only ever compared with limit: counted up to it
+            return self.packer.count_capped([text], [limit])[0]
+        if measure(spans_text(view, whole.view_spans)) <= limit or not parts.body_rows:
             self.consumed.update(whole.block_ids)
             return [Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False)]
         # only what the row groups carry is consumed: a note no group attaches (e.g. one
@@ -374,7 +371,7 @@ class _DocumentPacker:
 
         units: list[Unit] = []
         carried: set[str] = set()
-        for pc in row_group_pieces(doc, parts, list(pending), self.notes, self.packer.count, limit, oversized):
+        for pc in row_group_pieces(doc, parts, list(pending), self.notes, measure, limit, oversized):
             carried.update(pc.block_ids)
             units.append(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False))
         self.consumed.update(carried)
