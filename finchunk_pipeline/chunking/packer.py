@@ -202,9 +202,7 @@ def units_to_pieces(groups: list[list[Unit]]) -> list[Piece]:
     out: list[Piece] = []
     for g in groups:
         spans = sorted({sp for u in g for sp in u.spans})
-        ids: list[str] = []
-        for u in g:
-            ids.extend(i for i in u.block_ids if i not in ids)
+        ids = list(dict.fromkeys(i for u in g for i in u.block_ids))  # first occurrences, in order
         parent = g[0].parent_id if all(u.parent_id == g[0].parent_id for u in g) else None
         out.append(Piece(spans, _kind_of(g), g[0].section_path, parent, ids))
     return out
