@@ -51,13 +51,15 @@ class Auto(Strategy):
     def char_bound(self, params, doc=None, meta=None):
         """The bound of the policy the document gets (without one: the largest)."""
         p = self.resolve(params)
-        transcript = Transcript().char_bound({"max_chars": p["transcript_max_chars"]}, doc, meta)
+
+        def transcript() -> int:  # reads the document's turns: only when its policy is transcript
+            return Transcript().char_bound({"max_chars": p["transcript_max_chars"]}, doc, meta)
         structure = {which: Structure().char_bound({"max_chars": p["max_chars"], "table_max_chars": t})
                      for which, t in (("structure", 0), ("structure_rows", p["table_max_chars"]))}
         if doc is None:
-            return max(transcript, *structure.values())
+            return max(transcript(), *structure.values())
         which = policy((meta or {}).get("doc_type"))
-        return transcript if which == "transcript" else structure[which]
+        return transcript() if which == "transcript" else structure[which]
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:

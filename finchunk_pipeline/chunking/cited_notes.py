@@ -20,8 +20,7 @@ def cited_notes(block: Block, notes: dict[str, list[Block]]) -> list[Block]:
     found: list[Block] = []
     for mark in block.attrs.get("cites", []):
         candidates = notes.get(str(mark), [])
-        after = [n for n in candidates if n.seq > block.seq]
-        pick = after[0] if after else (candidates[-1] if candidates else None)
+        pick = next((n for n in candidates if n.seq > block.seq), candidates[-1] if candidates else None)
         if pick is not None and pick not in found:
             found.append(pick)
     return found

@@ -7,6 +7,7 @@ and the token count with the embedding model's tokenizer.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ from .model import SPAN_JOINER, Chunk
 BUILD_VERSION = "3"
 DISPLAY_MAX_CHARS = 1200
 TRUNCATION_MARK = " […]"
+_NON_SPACE = re.compile(r"\S")  # \s is str.isspace / str.strip's whitespace
 
 
 @dataclass
@@ -42,8 +44,10 @@ def headings_piece(headings: list[Block]) -> Piece:
 
 def normalize_spans(view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Trim whitespace at span edges, drop empty spans, and merge spans whose gap is
-    whitespace only (keeps reading order; the source text stays exact)."""
+    whitespace only (keeps reading order; the source text stays exact). The gap is searched
+    in place: it may be most of the document (a note linked from far away)."""
     out: list[tuple[int, int]] = []
+    non_space = _NON_SPACE.search
     for s, e in spans:
         while s < e and view[s].isspace():
             s += 1
@@ -51,7 +55,7 @@ def normalize_spans(view: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
             e -= 1
         if s >= e:
             continue
-        if out and out[-1][1] <= s and not view[out[-1][1]:s].strip():
+        if out and out[-1][1] <= s and non_space(view, out[-1][1], s) is None:
             out[-1] = (out[-1][0], e)
         else:
             out.append((s, e))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ..parse.gcpause import gc_paused
 from ..parse.model import ParsedDocument
 from .bound import SPLIT_NOTE, enforce_char_bound
 from .config import ChunkerConfig
@@ -23,11 +24,13 @@ def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, A
     noted), then turned into chunks. The document's language (``meta["language"]``, English
     without) is the current language meanwhile (lang/current.py: sentences, note words).
     ``counter``: counts the chunks' tokens (none counted without); ``context``: the run's
-    model and embedder the strategy uses (chunking/strategy_context.py)."""
+    model and embedder the strategy uses (chunking/strategy_context.py). The cyclic garbage
+    collector is paused meanwhile (parse/gcpause.py: a chunk set's objects form no cycles,
+    and each automatic collection would scan every parsed block still alive)."""
     from ..lang.codes import normalise
     from ..lang.current import document_language
 
-    with document_language(normalise(meta.get("language"), f"document {doc.doc_id}")):
+    with document_language(normalise(meta.get("language"), f"document {doc.doc_id}")), gc_paused():
         return _chunk_document(config, doc, meta, counter, context)
 
 

@@ -16,12 +16,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..lang.current import current_language
 from ..parse.footnotes import SUPERSCRIPTS
 from ..parse.model import Block, BlockKind, ParsedDocument
 
 NOTE_HEADING = re.compile(r"^[#\s]*note\s+(\d{1,2})\b[\s.:\-–—]*(.*)$", re.I)
 NOTE_REF = re.compile(r"\bnotes?\s+(\d{1,2})\b", re.I)
 _WORDS = re.compile(r"[a-z]+")
+# every NOTE_REF match holds "note" in some case (under re.I only ASCII n/o/t/e match them)
+_NOTE_WORD = re.compile("[nN][oO][tT][eE]")
 _NOTE_WORDS = {"es": r"notas?", "it": r"note|nota", "fr": r"notes?", "de": r"anmerkung(?:en)?|erläuterung(?:en)?"}
 _PATTERNS: dict[str, tuple[re.Pattern, re.Pattern]] = {"en": (NOTE_HEADING, NOTE_REF)}
 
@@ -29,8 +32,6 @@ _PATTERNS: dict[str, tuple[re.Pattern, re.Pattern]] = {"en": (NOTE_HEADING, NOTE
 def note_patterns(language: str | None = None) -> tuple[re.Pattern, re.Pattern]:
     """(heading, reference) patterns of the note word of ``language`` (default: the current
     document's language), English ones included ("Note 6" is also written in Spanish text)."""
-    from ..lang.current import current_language
-
     language = language or current_language()
     if language not in _PATTERNS:
         words = _NOTE_WORDS.get(language)
@@ -42,9 +43,21 @@ def note_patterns(language: str | None = None) -> tuple[re.Pattern, re.Pattern]:
     return _PATTERNS[language]
 
 
+def may_refer(view: str, spans: list[tuple[int, int]]) -> bool:
+    """Could the text at ``spans`` refer to a note by number? False only when the reference
+    pattern is the English one and no span holds the word "note" (searched in place)."""
+    if note_patterns()[1] is not NOTE_REF:
+        return True
+    search = _NOTE_WORD.search
+    return any(search(view, s, e) for s, e in spans)
+
+
+_MARKS_TO_SPACE = {ord(c): " " for c in SUPERSCRIPTS}
+
+
 def title_key(text: str) -> str:
     """Comparable form of a note title or row label: lowercase words, marks dropped."""
-    return " ".join(_WORDS.findall(text.translate({ord(c): " " for c in SUPERSCRIPTS}).lower()))
+    return " ".join(_WORDS.findall(text.translate(_MARKS_TO_SPACE).lower()))
 
 
 @dataclass
@@ -87,7 +100,8 @@ def note_sections(doc: ParsedDocument, max_chars: int) -> tuple[dict[int, NoteSe
                 note.spans.append((body.vstart, end))
                 note.block_ids.append(body.block_id)
         by_number[note.number] = note
-    by_title = {title_key(n.title): n for n in by_number.values() if title_key(n.title)}
+    keyed = [(title_key(n.title), n) for n in by_number.values()]
+    by_title = {key: n for key, n in keyed if key}
     return by_number, by_title
 
 

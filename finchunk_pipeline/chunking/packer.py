@@ -27,13 +27,7 @@ from .options import StrategyParams, field_error
 from .sentence import split_sentences
 from .strategy import Strategy
 from .strategy_context import ChunkingContext, or_default
-from .tables import (
-    caption_block,
-    row_group_pieces,
-    spans_text,
-    table_parts,
-    table_piece,
-)
+from .tables import caption_block, row_group_pieces, spans_text, table_parts, table_piece
 from .tokens import token_counter
 
 
@@ -58,7 +52,7 @@ class Unit:
     parent_id: str | None = None
     label: str = ""
     breakable: bool = True   # False: keep apart (e.g. a whole table / a row group)
-    tokens: int = 0          # filled by the packer (with special tokens)
+    tokens: int = 0          # filled by the packer (with special tokens; of a refused unit, some count over its budget)
     parts: dict = field(default_factory=dict)  # how to split it: lead / body / notes spans
 
     def text(self, view: str) -> str:
@@ -76,15 +70,18 @@ class Packer:
     embedding text; ``special``: special tokens a count includes (2 for BERT-class)."""
 
     def __init__(self, count: Callable[[str], int], budget: int, special: int | None = None,
-                 count_many: Callable[[list[str]], list[int]] | None = None, additive: bool = False):
+                 count_many: Callable[[list[str]], list[int]] | None = None, additive: bool = False,
+                 count_capped: Callable[[list[str], list[int]], list[int]] | None = None):
         """``additive``: a text's count is the special tokens plus the sum of its
         whitespace-separated words' counts (chunking/tokens.py: exact for BERT-style
         tokenizers), so the estimate of a group joined by ``SPAN_JOINER`` is its count and
-        needs no verification."""
+        needs no verification. ``count_capped(texts, caps)``: the counts, except that a text
+        over its cap may get any count over it (TokenCounter.count_capped)."""
         if budget <= 0:
             raise ValueError(f"budget must be > 0, got {budget}")
         self.count = count
         self.count_many = count_many or (lambda texts: [count(t) for t in texts])
+        self.count_capped = count_capped or (lambda texts, caps: self.count_many(texts))
         self.budget = budget
         self.special = count("") if special is None else special
         self.additive = additive and not SPAN_JOINER.strip()
@@ -97,7 +94,8 @@ class Packer:
             budget = default_budget(counter.max_tokens) if margin < 0 else counter.max_tokens - margin
         if budget > counter.max_tokens:
             raise ValueError(f"budget {budget} exceeds the model limit {counter.max_tokens}")
-        return cls(counter.count, budget, count_many=counter.count_many, additive=counter.by_word)
+        return cls(counter.count, budget, count_many=counter.count_many, additive=counter.by_word,
+                   count_capped=counter.count_capped)
 
     def header_tokens(self, header: str) -> int:
         """Tokens the header adds to an embedding text (``header + "\\n\\n" + source``)."""
@@ -115,6 +113,13 @@ class Packer:
                              f"({self.header_tokens(header)} tokens of a {self.budget}-token budget)")
         return room
 
+    def _cap(self, header: str) -> int:
+        """The source budget under ``header``; 0 (no cap) when it leaves none (pack raises)."""
+        try:
+            return self.source_budget(header)
+        except ValueError:
+            return 0
+
     def fits(self, text: str, header: str = "") -> bool:
         return self.count(text) <= self.source_budget(header)
 
@@ -128,8 +133,9 @@ class Packer:
         head = header if callable(header) else (lambda u, h=header: h)
         # a unit's count is kept on it (Unit.tokens): a unit packed again after its section's
         # refused units were split is not counted again (its text has not changed)
+        # (counted only up to its budget: a unit over it is refused whatever its exact count)
         todo = [u for u in units if u.tokens <= 0]
-        for u, t in zip(todo, self.count_many([u.text(view) for u in todo])):
+        for u, t in zip(todo, self.count_capped([u.text(view) for u in todo], [self._cap(head(u)) for u in todo])):
             u.tokens = t
         counts = [u.tokens for u in units]
         groups: list[list[Unit]] = []
@@ -149,7 +155,7 @@ class Packer:
             budget = self.source_budget(head(u))
             if t > budget:
                 if strict:
-                    raise UnitTooLarge(u, t, budget)
+                    raise UnitTooLarge(u, self.count(u.text(view)), budget)
                 close()
                 refused.append(u)
                 continue
@@ -196,9 +202,7 @@ def units_to_pieces(groups: list[list[Unit]]) -> list[Piece]:
     out: list[Piece] = []
     for g in groups:
         spans = sorted({sp for u in g for sp in u.spans})
-        ids: list[str] = []
-        for u in g:
-            ids.extend(i for i in u.block_ids if i not in ids)
+        ids = list(dict.fromkeys(i for u in g for i in u.block_ids))  # first occurrences, in order
         parent = g[0].parent_id if all(u.parent_id == g[0].parent_id for u in g) else None
         out.append(Piece(spans, _kind_of(g), g[0].section_path, parent, ids))
     return out
@@ -350,7 +354,10 @@ class _DocumentPacker:
         parts = table_parts(doc, b)
         whole = table_piece(doc, parts, list(pending), self.notes)
         limit = self.packer.source_budget(self.header(sec))
-        if self.packer.count(spans_text(view, whole.view_spans)) <= limit or not parts.body_rows:
+
+        def measure(text: str) -> int:  # only ever compared with limit: counted up to it
+            return self.packer.count_capped([text], [limit])[0]
+        if measure(spans_text(view, whole.view_spans)) <= limit or not parts.body_rows:
             self.consumed.update(whole.block_ids)
             return [Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False)]
         # only what the row groups carry is consumed: a note no group attaches (e.g. one
@@ -362,7 +369,7 @@ class _DocumentPacker:
 
         units: list[Unit] = []
         carried: set[str] = set()
-        for pc in row_group_pieces(doc, parts, list(pending), self.notes, self.packer.count, limit, oversized):
+        for pc in row_group_pieces(doc, parts, list(pending), self.notes, measure, limit, oversized):
             carried.update(pc.block_ids)
             units.append(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False))
         self.consumed.update(carried)

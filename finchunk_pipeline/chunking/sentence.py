@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from ..lang.current import current_language
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece
 from .options import StrategyParams, field_error
@@ -43,15 +44,33 @@ _OPENERS = {"es": "¿¡«"}
 
 # candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace
 _BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)")
+# the same matches, written for speed: a first character class the regex engine scans for
+# (a leading repeat gets no such prefix), the punctuation run as group 1 and the first
+# character after the whitespace (None at the end of the range) as group 2
+_BOUNDARY_NEXT = re.compile(r"([.!?][.!?]*)[\"'”’)\]]*(?=\s+(\S)?)")
+# the same where the text has no "!" or "?": a literal first character is scanned for fastest
+_PERIOD_NEXT = re.compile(r"(\.\.*)[\"'”’)\]]*(?=\s+(\S)?)")
 _BLANK_LINE = re.compile(r"\n\s*\n")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.&]*)\.$")
 _WORD_BEFORE_UNICODE = re.compile(r"((?<![^\W\d_])[^\W\d_][^\W\d_.&]*(?:\.[^\W\d_]+)*)\.$")
+# what _WORD_BEFORE needs right before the dot: a text without it there ends no abbreviation
+_WORD_BEFORE_LAST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.&")
+_DEFAULT_OPENERS = "\"'“‘([$€£"
 
 
 def _is_abbreviation(text: str, dot: int, language: str = "en") -> bool:
     """``text[dot] == '.'``: does the word ending at it look like an abbreviation?"""
     lo = max(0, dot - 20)
-    m = (_WORD_BEFORE if language == "en" else _WORD_BEFORE_UNICODE).search(text, lo, dot + 1)
+    if language == "en":
+        if dot == 0 or text[dot - 1] not in _WORD_BEFORE_LAST:
+            return False
+        word = text[max(lo, text.rfind(" ", lo, dot) + 1):dot]
+        if word.isalpha() and word.isascii():  # the usual case: what _WORD_BEFORE would find
+            word = word.lower()
+            return word in ABBREVIATIONS or len(word) == 1
+        m = _WORD_BEFORE.search(text, lo, dot + 1)
+    else:
+        m = _WORD_BEFORE_UNICODE.search(text, lo, dot + 1)
     if not m:
         return False
     word = m.group(1).lower().rstrip(".")
@@ -64,47 +83,48 @@ def _is_abbreviation(text: str, dot: int, language: str = "en") -> bool:
     return False
 
 
-def split_sentences(text: str, start: int = 0, end: int | None = None, min_chars: int = 1,
-                    language: str | None = None) -> list[tuple[int, int]]:
-    """Sentence ranges tiling ``text[start:end]`` (whitespace trimmed at edges).
-
-    Paragraph breaks (a blank line) always end a sentence."""
-    if language is None:
-        from ..lang.current import current_language
-
-        language = current_language()
-    openers = "\"'“‘([$€£" + _OPENERS.get(language, "")
-    end = len(text) if end is None else end
-    # blank lines always split
-    cuts: list[int] = [m.start() for m in _BLANK_LINE.finditer(text, start, end)]
+def _boundaries(text: str, start: int, end: int, language: str) -> list[int]:
+    """Where sentences end inside ``text[start:end]`` by punctuation (see the module doc)."""
+    openers = _DEFAULT_OPENERS + _OPENERS.get(language, "")
+    cuts: list[int] = []
     pos = start
-    for m in _BOUNDARY.finditer(text, start, end):
-        b = m.end()
-        punct = text[m.start()]
-        after = b
-        while after < end and text[after].isspace():
-            after += 1
-        if after >= end:
+    plain = text.find("!", start, end) < 0 and text.find("?", start, end) < 0
+    for m in (_PERIOD_NEXT if plain else _BOUNDARY_NEXT).finditer(text, start, end):
+        nxt = m.group(2)
+        if nxt is None:  # only whitespace follows
             continue
-        nxt = text[after]
-        if punct == ".":
-            free = m.start() > start and text[m.start() - 1] == " "  # pre-tokenised " . "
+        m_start = m.start()
+        if text[m_start] == ".":
+            free = m_start > start and text[m_start - 1] == " "  # pre-tokenised " . "
             if not free:
-                if _is_abbreviation(text, m.start() + len(m.group(0).rstrip("\"'”’)]")) - 1, language):
+                if _is_abbreviation(text, m.end(1) - 1, language):
                     # "No. 5", "U.S. Treasury", "Inc. reported": an abbreviation is a boundary
                     # only when it closes a sentence followed by a clear new one, which we
                     # cannot tell reliably; keep it together
                     continue
                 if not (nxt.isupper() or nxt.isdigit() or nxt in openers):
                     continue
-        else:
-            if nxt.islower():
-                continue
-        # an open parenthesis in the current sentence: not a boundary
-        if text.count("(", pos, m.start()) > text.count(")", pos, m.start()):
+        elif nxt.islower():
             continue
+        # an open parenthesis in the current sentence: not a boundary
+        if text.count("(", pos, m_start) > text.count(")", pos, m_start):
+            continue
+        b = m.end()
         cuts.append(b)
         pos = b
+    return cuts
+
+
+def split_sentences(text: str, start: int = 0, end: int | None = None, min_chars: int = 1,
+                    language: str | None = None) -> list[tuple[int, int]]:
+    """Sentence ranges tiling ``text[start:end]`` (whitespace trimmed at edges).
+
+    Paragraph breaks (a blank line) always end a sentence."""
+    if language is None:
+        language = current_language()
+    end = len(text) if end is None else end
+    # blank lines always split
+    cuts = [m.start() for m in _BLANK_LINE.finditer(text, start, end)] + _boundaries(text, start, end, language)
     cuts = sorted(set(c for c in cuts if start < c < end))
     out: list[tuple[int, int]] = []
     prev = start

@@ -21,11 +21,11 @@ from typing import Any
 
 from pydantic import Field
 
-from ..parse.footnotes import cited_marks
+from ..parse.footnotes import cited_marks, may_cite
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .cited_notes import cited_notes, cited_notes_of, notes_by_mark
 from .context import Piece, headings_piece
-from .note_links import note_sections, referenced_notes
+from .note_links import may_refer, note_sections, referenced_notes
 from .options import StrategyParams
 from .sentence import split_sentences
 from .strategy import Strategy
@@ -60,7 +60,10 @@ def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list
             elif b is not None and b.kind == BlockKind.TABLE_ROW and not b.attrs.get("is_header"):
                 rows.append(b)
         labels = [r.attrs["cells"][0] for r in rows if r.attrs.get("cells")]
-        text = "\n".join(view[s:e] for s, e in pc.view_spans)
+        refers = may_refer(view, pc.view_spans)
+        if not (labels or refers):
+            continue
+        text = "\n".join(view[s:e] for s, e in pc.view_spans) if refers else ""  # "": no reference by number
         for note in referenced_notes(text, tuple(pc.section_path), by_number, by_title, labels, max_chars):
             if note.heading.block_id in pc.block_ids:
                 continue
@@ -136,7 +139,8 @@ class _SectionWalk:
 
     def _consume_notes_below(self, idx: int, table: Block, attached: set[str]) -> None:
         """Notes directly below the table that its piece carries are not chunked again."""
-        for later in self.doc.blocks[idx + 1:]:
+        blocks = self.doc.blocks
+        for later in (blocks[j] for j in range(idx + 1, len(blocks))):  # no copy of the rest of the list
             if later.kind == BlockKind.TABLE_ROW and later.parent_id == table.block_id:
                 continue
             if later.kind == BlockKind.NOTE and later.block_id in attached:
@@ -176,6 +180,7 @@ def _split_paragraph(doc: ParsedDocument, b: Block, lead: list[Block], notes, ma
     (a sentence longer than that stays whole); each piece carries the footnotes its own
     sentences cite, and the first piece the headings above it."""
     view = doc.view_text
+    attach = attach and may_cite(view, b.vstart, b.vend)  # else no sentence of it cites a note
     groups: list[tuple[int, int]] = []
     for s, e in split_sentences(view, b.vstart, b.vend):
         if groups and e - groups[-1][0] <= max_chars:

@@ -69,7 +69,8 @@ def table_parts(doc: ParsedDocument, table: Block) -> TableParts:
     if hv:
         hs, he = int(hv[0]), int(hv[1])
         header_rows = [r for r in rows if r.vstart >= hs and r.vend <= he]
-        body = [r for r in rows if r not in header_rows]
+        header_ids = {id(r) for r in header_rows}  # by identity: one comparison per row, not per pair
+        body = [r for r in rows if id(r) not in header_ids]
         header_span = (hs, he)
     else:
         header_rows = []

@@ -38,6 +38,12 @@ def cite_starts(text: str) -> list[int]:
     return out
 
 
+def may_cite(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Could ``text[start:end]`` cite anything (does a cite's first character occur in it)?
+    Searched in place: a False here means ``cited_marks`` of any part of the range is empty."""
+    return _CITE_START.search(text, start, len(text) if end is None else end) is not None
+
+
 def cited_marks(text: str) -> list[str]:
     """Marks cited anywhere in ``text``, in order of first appearance."""
     out: list[str] = []
