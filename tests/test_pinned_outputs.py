@@ -18,10 +18,9 @@ def _check(key: str, real_semantic: bool = False) -> None:
     got = pins.compute_named(key, real_semantic=real_semantic)
     if not real_semantic:
         want = {k: v for k, v in want.items() if k != "semantic_model"}
+        diff = pins.diff(want, got)
     else:
-        want = {"semantic_model": want["semantic_model"]}
-        got = {"semantic_model": got["semantic_model"]}
-    diff = pins.diff(want, got)
+        diff = pins.semantic_model_diff(want["semantic_model"], got["semantic_model"])
     assert not diff, (f"{key}: outputs changed (bump the version of what changed and regenerate "
                       f"tests/pins.json):\n" + "\n".join(diff))
 
@@ -42,7 +41,8 @@ def test_devdata_blocks_and_chunks_unchanged(name):
 @pytest.mark.slow
 def test_semantic_with_the_embedding_model_unchanged():
     """semantic with the real model (batched, length-sorted, cached sentence embeddings)
-    cuts exactly where it did (TAT-QA: short contexts, one table each)."""
+    cuts exactly where it did (TAT-QA: short contexts, one table each) — in another install of
+    torch / transformers / sentence-transformers, at 95% of the same places (pins.semantic_model_diff)."""
     _check("tatqa_dev:small", real_semantic=True)
 
 
@@ -56,3 +56,21 @@ def test_pins_detect_a_changed_offset(monkeypatch):
     doc.blocks[-1].end -= 1
     assert pins.block_digest(docs)[parser] != before[parser]
     assert markdown  # the markdown parser produced the edited block
+
+
+def test_semantic_model_pin_tolerates_drift_only_across_environments():
+    """The real-model pin's tolerance: another environment may move a cut or two, the same one
+    none; cuts in the wrong places fail either way."""
+    env = {"torch": "2.13.0"}
+    cuts = {"a": list(range(100, 2100, 100))}                       # 20 cuts
+    pinned = {"digest": "x", "cuts": cuts, "environment": env}
+    one_moved = {"a": cuts["a"][:-1] + [2050]}
+    assert pins.semantic_model_diff(pinned, {"digest": "x", "cuts": cuts, "environment": env}) == []
+    assert pins.semantic_model_diff(pinned, {"digest": "y", "cuts": one_moved, "environment": env})
+    other = {"torch": "2.14.1"}
+    assert pins.cut_agreement(cuts, one_moved) < pins.MIN_CUT_AGREEMENT   # 19/21
+    assert pins.semantic_model_diff(pinned, {"digest": "y", "cuts": one_moved, "environment": other})
+    many = {"a": cuts["a"] + [5000]}                                  # 20 of 21 agree
+    assert pins.semantic_model_diff(pinned, {"digest": "y", "cuts": many, "environment": other}) == []
+    shuffled = {"a": [e + 7 for e in cuts["a"]]}
+    assert pins.semantic_model_diff(pinned, {"digest": "y", "cuts": shuffled, "environment": other})
