@@ -11,7 +11,8 @@ alone the process grew 30-50 MB a chunk set (1.46 GB after the first set, 2.1 GB
   blocks that large (model activations of long batches, score blocks, vector arrays) are
   mapped on their own and unmapped when freed, instead of fragmenting the heap once glibc's
   dynamic threshold has grown to 32 MB — ~100 MB off the floor and the peaks. Set once, by
-  the CLI's ``run``. At 1 MiB it cost +46 s of system time (page faults) over a cold run.
+  the CLI's ``run``. Its price is page faults: cold runs with it (and ``release``) took ~75 s
+  of system time against ~29 s before, measured on a loaded machine (README "Time and memory").
 
 Neither changes a computed value; both are no-ops where glibc is not the C library.
 """
