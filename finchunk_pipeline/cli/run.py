@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..memory import limit_heap_retention, release
 from ..progress import TERMINAL_ENV
 from .process import SignalWatch, reap_orphaned_runs, run_tags, signal_name, supervise
 from ..settings import PROJECT_ROOT
@@ -111,6 +112,7 @@ class _Steps:
         kwargs.setdefault("run_config", self.quiet)
         result = materialize(self.assets, instance=self.instance, resources=self.resources,
                              raise_on_error=False, tags=self.tags, **kwargs)
+        release()  # what the run dropped goes back to the system before the next one (memory.py)
         self.runs.append(result.run_id)
         if self.watch.received():  # Dagster took the signal inside the run and failed it as interrupted
             raise KeyboardInterrupt
@@ -188,6 +190,7 @@ def run(args) -> int:
     # the instance's home, and progress lines on the terminal for parsing, chunking, embedding
     dagster_home()
     os.environ.setdefault(TERMINAL_ENV, "1")
+    limit_heap_retention()  # blocks of 4 MiB and more unmapped when freed (memory.py)
     from dagster import DagsterInstance
 
     from ..assets.resources import PipelineResource

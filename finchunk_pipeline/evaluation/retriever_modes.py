@@ -55,7 +55,9 @@ def evaluate_retrievers(ws: Workspace, config: ChunkerConfig, options, passages:
             why = "dense: false in the chunker config" if embeds and not config.dense else "no index built"
             log.info(f"{config.name}: {name} skipped ({why})")
             continue
-        request = LoadRequest(chunks, options.model, embed_backend=options.embed_backend)
+        # the run's embedding cache, as the indexes were built with: one shared embedder (one
+        # model in memory, one query memo) per run, not a second one over the default cache
+        request = LoadRequest(chunks, options.model, ws.settings.embeddings_dir, embed_backend=options.embed_backend)
         retriever = load_retriever(name, index_dir, request)
         own = retriever_index_bytes(name, index_dir)
         for mode in (*MODES, ROUTED):

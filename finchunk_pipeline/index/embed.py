@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -140,6 +141,8 @@ class Embedder:
             if self._model is None:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                if self.device == "cpu":
+                    _without_gpu_compiler()
                 from sentence_transformers import SentenceTransformer  # slow import: only here
 
                 try:  # no "Loading weights" bars on stderr from the CLI / Dagster logs
@@ -266,6 +269,15 @@ class Embedder:
         if not queries:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._query_memo[q] for q in queries]).astype(np.float32, copy=False)
+
+
+def _without_gpu_compiler() -> None:
+    """Keep triton (a GPU kernel compiler) from being imported on a CPU run: transformers
+    imports torch._dynamo, which imports triton eagerly when it is installed (~70 MB of
+    resident memory, issue 16); eager CPU inference never uses it and gives the same vectors.
+    Only before torch is first imported, and never over a triton already loaded."""
+    if "torch" not in sys.modules:
+        sys.modules.setdefault("triton", None)  # type: ignore[arg-type] - None: "not installed"
 
 
 def _fixed_list_to_numpy(col: pa.ChunkedArray) -> np.ndarray:
