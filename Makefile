@@ -11,6 +11,11 @@ BIN     = $(VENV)/bin
 $(BIN)/finchunk: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	# torch first, alone: asked for alone, pip takes the CPU wheel that lies on these machines
+	# (2.13.0+cpu); resolved together with the project, pip 26 took PyPI's 2.13.0 with 2.7 GB of
+	# CUDA libraries (and ~300 MB more resident memory per process). Installed first, it satisfies
+	# the project's torch==2.13.0 and stays.
+	$(BIN)/python -m pip install --quiet 'torch==2.13.0'
 	$(BIN)/python -m pip install --quiet -e '.[test,baselines,onnx,bench,postgres,s3,k8s]'
 	touch $@
 
