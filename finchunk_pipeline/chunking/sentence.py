@@ -42,11 +42,10 @@ mill mills mll mm bn est inc corp ltd plc nv ag gmbh
 _ABBREVIATIONS = {"en": ABBREVIATIONS, "es": ABBREVIATIONS_ES}
 _OPENERS = {"es": "¿¡«"}
 
-# candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace
-_BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)")
-# the same matches, written for speed: a first character class the regex engine scans for
-# (a leading repeat gets no such prefix), the punctuation run as group 1 and the first
-# character after the whitespace (None at the end of the range) as group 2
+# candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace;
+# written for speed: a first character class the regex engine scans for (a leading repeat gets
+# no such prefix), the punctuation run as group 1 and the first character after the whitespace
+# (None at the end of the range) as group 2 (tests/test_sentence_fast.py: the plain definition)
 _BOUNDARY_NEXT = re.compile(r"([.!?][.!?]*)[\"'”’)\]]*(?=\s+(\S)?)")
 # the same where the text has no "!" or "?": a literal first character is scanned for fastest
 _PERIOD_NEXT = re.compile(r"(\.\.*)[\"'”’)\]]*(?=\s+(\S)?)")

