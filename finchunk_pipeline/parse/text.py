@@ -13,7 +13,9 @@ The view is the raw text (identity offsets): ``raw[block.start:block.end] == blo
   lines ("Operating expenses:") and single blank lines between such rows stay in the table.
   The header is the directly preceding non-numeric multi-column / year lines (up to 3).
   ``columns`` aligns header cells to the numeric columns by character position. One TABLE
-  block + one TABLE_ROW per line (``cells``, ``is_header``); row text is the raw line.
+  block + one TABLE_ROW per line (``cells``, ``is_header``); row text is the raw line. A
+  statement written by PDF extraction with each row's figures opening the next line is a
+  table too, re-cut so each row is its label and its own figures (``shifted_rows.py``).
 - footnotes: superscript digits (``Revenue¹``) and ``(1)`` after a row label or a word are
   cites; a line after a citing block starting with a cited mark (``(1) ...``, ``¹ ...``,
   ``1 ...``, ``* ...``) is a NOTE with ``mark``. Lone page numbers get ``furniture``.
@@ -58,7 +60,9 @@ from .text_tables import emit_layout_line, find_tables, rows
 #    blocks, page-top title lines as headings; spacer lines inside tables
 # 3: rows whose figures follow the label after single spaces (parse/row_figures.py), label
 #    lines (wrapped too) between header and rows, column titles by count in extracted text
-VERSION = "3"
+# 4: statements whose figures open the next line ("3,587 439 Accounts receivable, net") are
+#    tables re-cut into rows pairing each label with its own figures (parse/shifted_rows.py)
+VERSION = "4"
 LANGUAGES = ("es",)  # languages with rules of their own: their blocks are stored apart (registry.key_for)
 FORMATS = ("text",)  # the corpus formats it reads (parse/registry.py)
 
@@ -145,7 +149,7 @@ def _read_lines(text: str) -> _Lines:
     layout = page_layout(texts, ff_after, blank=empty)
     blank = list(map(or_, layout.furniture, empty))
     return _Lines(text, spans, texts, ff_after, firsts, empty, layout.starts, layout.furniture, layout.title,
-                  blank, rows(spans, text, blank, layout.title))
+                  blank, rows(spans, text, blank, layout.title, shifted=True))
 
 
 def _stops(lines: _Lines, tables: dict[int, tuple[int, int]]) -> tuple[list[bool], list[bool], bytes]:
@@ -172,7 +176,7 @@ def _emit_at(d: DocBuilder, lines: _Lines, tables: dict[int, tuple[int, int]],
              stops: tuple[list[bool], list[bool], bytes], i: int) -> int:
     """Emit the block starting at line i (a table, furniture, a page title, a note, a
     heading or a paragraph); returns the line after it."""
-    after = emit_layout_line(d, lines.text, lines, tables, i)
+    after = emit_layout_line(d, lines.text, lines, tables, i, shifted=True)
     if after is not None:
         return after
     s, e = lines.spans[i]

@@ -23,6 +23,7 @@ from .line_kinds import NUM_CELL, YEAR_CELL, cites, line_heading_level, note_mar
 from .lines import UNIT
 from .model import Block, BlockKind
 from .row_figures import FIG_END, is_label_figures_row, label_and_figures, trailing_figures
+from .shifted_rows import is_shifted_line, is_shifted_table, shifted_rows
 
 LineText = Callable[[int], str]   # line number -> the line's text
 
@@ -35,6 +36,8 @@ _FIGURE_FIRST = frozenset("$€£¥(-–—+nN")
 _OTHER_WS = "\t\r\x0b\x1c\x1d\x1e\x1f\x85\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + "\u2028\u2029\u202f\u205f\u3000"
 # the end of a line whose last non-blank character may end a figure
 _FIGURE_END_LINE = re.compile(r"[0-9)%—–-](?=[^\S\n\f]*(?:[\n\f]|\Z))")
+# the start of a line whose first non-blank character may start a figure
+_FIGURE_START_LINE = re.compile(r"(?:^|(?<=[\n\f]))[^\S\n\f]*[$€£¥(\d—–-]")
 _OTHER_SPACE = re.compile("[\r\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
@@ -87,14 +90,17 @@ def _is_spaced_row(line: str) -> bool:
     return False
 
 
-def rows(lines: list[tuple[int, int]], text: str, blank: list[bool], title: list[bool]) -> list[bool]:
+def rows(lines: list[tuple[int, int]], text: str, blank: list[bool], title: list[bool],
+         shifted: bool = False) -> list[bool]:
     """``[not blank and not title and is_row(line)]`` per line (``lines``: the spans). A row
     has two cells, so a separator inside the line: two whitespace characters in a row, or
     a tab. With "\xa0" read as a space, that is "  " in the line, or a whitespace character
     other than " " (a tab, a thin space…): ``str.find`` over the whole text finds those
     lines. Only they are split into cells (``_row_spaced``, other whitespace made spaces).
     A line ending in a figure character (``_FIGURE_END_LINE``) may be a label followed by
-    figures with single spaces (``row_figures.py``): those lines are tried for that too."""
+    figures with single spaces (``row_figures.py``): those lines are tried for that too.
+    With ``shifted``, a line that opens with figures and ends with the next row's label
+    (``shifted_rows.py``) is a row too; a line opens with a figure only after a line break."""
     norm = text.replace("\xa0", " ") if "\xa0" in text else text
     row = [False] * len(lines)
     starts = list(map(itemgetter(0), lines))
@@ -110,6 +116,12 @@ def rows(lines: list[tuple[int, int]], text: str, blank: list[bool], title: list
         a, b = lines[k]
         if not row[k] and m.start() < b and not blank[k] and not title[k]:
             row[k] = is_label_figures_row(norm[a:b])
+    if shifted:
+        for m in _FIGURE_START_LINE.finditer(norm):
+            k = bisect_right(starts, m.start()) - 1
+            a, b = lines[k]
+            if not row[k] and not blank[k] and not title[k]:
+                row[k] = is_shifted_line(norm[a:b])
     return row
 
 
@@ -277,13 +289,20 @@ def cell_texts(line: str) -> list[str]:
 
 
 def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: list[bool], blank: list[bool],
-               L: LineText) -> None:
-    """Emit the table: header lines h..i-1, rows i..last (a TABLE, then one TABLE_ROW per line)."""
+               L: LineText, shifted: bool = False) -> None:
+    """Emit the table: header lines h..i-1, rows i..last (a TABLE, then one TABLE_ROW per line).
+    With ``shifted``, a body whose lines open with the previous row's figures
+    (``shifted_rows.py``) is re-cut into rows pairing each label with its own figures."""
     data_lines = [k for k in range(i, last + 1) if not blank[k]]
     header_lines = list(range(h, i))
-    texts_of = {k: cell_texts(L(k)) for k in header_lines + data_lines}  # each line split once
-    attrs: dict[str, Any] = {"columns": _columns(header_lines, data_lines, row, texts_of, L),
-                             "n_rows": len(data_lines) + len(header_lines)}
+    recut = None
+    if shifted and is_shifted_table([L(k) for k in data_lines]):
+        recut = shifted_rows([(lines[k][0], lines[k][1], L(k)) for k in data_lines])
+    texts_of = {k: cell_texts(L(k)) for k in header_lines + (data_lines if recut is None else [])}
+    columns = _columns(header_lines, data_lines, row, texts_of, L) if recut is None \
+        else _shifted_columns(header_lines, recut, texts_of)
+    attrs: dict[str, Any] = {"columns": columns,
+                             "n_rows": (len(data_lines) if recut is None else len(recut)) + len(header_lines)}
     if header_lines:
         hs, he = lines[h][0], lines[i - 1][1]
         hs += len(text[hs:he]) - len(text[hs:he].lstrip())
@@ -294,14 +313,15 @@ def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: 
     table_id = table.block_id
     table_cites: list[str] = []
     add = d.add_owned
-    for k in header_lines + data_lines:
-        s, e = lines[k]
-        row_cells = texts_of[k]
-        rattrs: dict[str, Any] = {"cells": row_cells, "is_header": k < i}
-        marked = d.may_cite(s, e)  # L(k) is text[s:e]
+    body = [(lines[k][0], lines[k][1], texts_of[k], k < i) for k in header_lines + data_lines] if recut is None \
+        else [(lines[k][0], lines[k][1], texts_of[k], True) for k in header_lines] + \
+        [(r.start, r.end, r.cells, False) for r in recut]
+    for s, e, row_cells, is_header in body:
+        rattrs: dict[str, Any] = {"cells": row_cells, "is_header": is_header}
+        marked = d.may_cite(s, e)  # the row's text is text[s:e]
         marks = cites(row_cells[0], marked) if row_cells else []
         if marked:
-            marks += [m for m in cited_marks(L(k)) if m not in marks]
+            marks += [m for m in cited_marks(text[s:e]) if m not in marks]
         if marks:
             rattrs["cites"] = marks
             table_cites += [m for m in marks if m not in table_cites]
@@ -333,6 +353,20 @@ def _columns(header_lines: list[int], data_lines: list[int], row: list[bool],
     return [" ".join(c) for c in columns]
 
 
+def _shifted_columns(header_lines: list[int], recut, texts_of: dict[int, list[str]]) -> list[str]:
+    """Column titles of a re-cut shifted table: by count (``_figure_columns``), else the
+    years of its header lines when there is one per figure column, else untitled."""
+    widths = Counter(len(r.cells) for r in recut if len(r.cells) > 1)
+    if not widths:
+        return [""]
+    width = max(widths, key=lambda w: (widths[w], w))
+    by_count = _figure_columns(header_lines, width, texts_of)
+    if by_count is not None:
+        return by_count
+    years = [y for k in header_lines for c in texts_of[k] for y in _YEAR.findall(c)]
+    return [""] + (years if len(years) == width - 1 else [""] * (width - 1))
+
+
 def _figure_columns(header_lines: list[int], anchors: int, texts_of: dict[int, list[str]]) -> list[str] | None:
     """Column titles when every header line has one cell per figure column (as many as most
     rows' cells but their label): the titles go right to left, whatever their
@@ -358,15 +392,17 @@ def _caption_and_unit(prev: Block | None, attrs: dict[str, Any]) -> None:
 
 
 def emit_layout_line(d: DocBuilder, text: str, lines, tables: dict[int, tuple[int, int]], i: int,
-                     on_table: Callable[[Block, int, int, int], None] | None = None) -> int | None:
+                     on_table: Callable[[Block, int, int, int], None] | None = None,
+                     shifted: bool = False) -> int | None:
     """What every line-based parser (text, pdf) reads the same way at line ``i``: a table
     starting there (emitted whole; ``on_table(block, i, first, last)`` adds what the parser
     knows beyond the text), page furniture, a blank line. Returns the line after it, or None
-    when line ``i`` starts none of these. ``lines``: spans, row, blank, furniture, L."""
+    when line ``i`` starts none of these. ``lines``: spans, row, blank, furniture, L;
+    ``shifted``: re-cut tables of shifted lines (``emit_table``)."""
     if i in tables:
         first, last = tables[i]
         at = len(d.blocks)
-        emit_table(d, text, lines.spans, i, first, last, lines.row, lines.blank, lines.L)
+        emit_table(d, text, lines.spans, i, first, last, lines.row, lines.blank, lines.L, shifted)
         if on_table is not None:
             on_table(d.blocks[at], i, first, last)
         return last + 1
