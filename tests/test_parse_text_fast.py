@@ -1,6 +1,6 @@
 """The shortcuts of the text parser's speed work (issue 16) against the definitions they stand
 for, on generated lines: the row test by str.split on whitespace-normalised lines and its
-candidates found by str.find (``rows``), cell texts by one regex split, the offsets where a
+candidates flagged per line (``rows``), cell texts by one regex split, the offsets where a
 footnote cite may start, and the heading pre-checks by a line's first two characters."""
 import random
 import re
@@ -44,7 +44,7 @@ def test_rows_match_is_row():
         blank = [not text[a:b].strip() for a, b in spans]
         title = [k % 7 == 3 for k in range(n)]
         want = [not blank[k] and not title[k] and is_row(text[a:b]) for k, (a, b) in enumerate(spans)]
-        assert rows(spans, text, blank, title) == want, text
+        assert rows(text, [text[a:b] for a, b in spans], blank, title) == want, text
 
 
 def test_cell_texts_match_cells():

@@ -145,7 +145,7 @@ def _read_lines(text: str) -> _Lines:
     layout = page_layout(texts, ff_after, blank=empty)
     blank = list(map(or_, layout.furniture, empty))
     return _Lines(text, spans, texts, ff_after, firsts, empty, layout.starts, layout.furniture, layout.title,
-                  blank, rows(spans, text, blank, layout.title))
+                  blank, rows(text, texts, blank, layout.title))
 
 
 def _stops(lines: _Lines, tables: dict[int, tuple[int, int]]) -> tuple[list[bool], list[bool], bytes]:

@@ -12,10 +12,10 @@ above are its header. Used by the plain-text parser (``text.py``) and the PDF pa
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections import Counter
-from operator import itemgetter
-from typing import Any, Callable
+from itertools import repeat
+from operator import and_, itemgetter, not_, or_
+from typing import Any, Callable, Iterator
 
 from .builder import DocBuilder
 from .footnotes import cited_marks
@@ -33,8 +33,7 @@ _RULE = re.compile(r"^[-=_—–\s]+$")
 # the first character of a figure NUM_CELL matches, besides a decimal digit (re.I: "n/a", "N/M")
 _FIGURE_FIRST = frozenset("$€£¥(-–—+nN")
 _OTHER_WS = "\t\r\x0b\x1c\x1d\x1e\x1f\x85\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + "\u2028\u2029\u202f\u205f\u3000"
-# the end of a line whose last non-blank character may end a figure
-_FIGURE_END_LINE = re.compile(r"[0-9)%—–-](?=[^\S\n\f]*(?:[\n\f]|\Z))")
+_LAST = itemgetter(slice(-1, None))   # a string's last character ("" for "")
 _OTHER_SPACE = re.compile("[\r\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
@@ -87,46 +86,42 @@ def _is_spaced_row(line: str) -> bool:
     return False
 
 
-def rows(lines: list[tuple[int, int]], text: str, blank: list[bool], title: list[bool]) -> list[bool]:
-    """``[not blank and not title and is_row(line)]`` per line (``lines``: the spans). A row
-    has two cells, so a separator inside the line: two whitespace characters in a row, or
-    a tab. With "\xa0" read as a space, that is "  " in the line, or a whitespace character
-    other than " " (a tab, a thin space…): ``str.find`` over the whole text finds those
-    lines. Only they are split into cells (``_row_spaced``, other whitespace made spaces).
-    A line ending in a figure character (``_FIGURE_END_LINE``) may be a label followed by
-    figures with single spaces (``row_figures.py``): those lines are tried for that too."""
-    norm = text.replace("\xa0", " ") if "\xa0" in text else text
+def rows(text: str, lines: list[str], blank: list[bool], title: list[bool]) -> list[bool]:
+    """``[not blank and not title and is_row(line)]`` per line (``lines``: the line texts of
+    ``text``). A row has two cells, so a separator inside the line: two whitespace characters
+    in a row, or a tab. With "\xa0" read as a space, that is "  " in the line, or a
+    whitespace character other than " " (a tab, a thin space…; only where ``text`` holds one:
+    then a line that is not ``isprintable`` is tried). Only those lines are split into cells
+    (``_row_spaced``, other whitespace made spaces). A line whose last non-blank character
+    may end a figure (``FIG_END``) may be a label followed by figures with single spaces
+    (``row_figures.py``): those lines are tried for that too. The candidates are flagged one
+    byte per line by C-level maps and visited by ``bytes.find``."""
+    if "\xa0" in text:
+        lines = list(map(str.replace, lines, repeat("\xa0"), repeat(" ")))
     row = [False] * len(lines)
-    starts = list(map(itemgetter(0), lines))
-    for k in sorted(_lines_with(norm, ["  "] + [c for c in _OTHER_WS if c in norm], lines, starts)):
-        a, b = lines[k]
-        y = norm[a:b]
+    free = bytes(map(not_, map(or_, blank, title)))
+    spaced = map(str.__contains__, lines, repeat("  "))
+    if any(c in text for c in _OTHER_WS):
+        spaced = map(or_, spaced, map(not_, map(str.isprintable, lines)))
+    for k in _flagged(bytes(map(and_, spaced, free))):
+        y = lines[k]
         if not y.isprintable():  # whitespace other than " " (or a control character)
             y = _OTHER_SPACE.sub(" ", y)
-        if ("  " in y or "\t" in y) and not blank[k] and not title[k]:
+        if "  " in y or "\t" in y:
             row[k] = _row_spaced(y)
-    for m in _FIGURE_END_LINE.finditer(norm):
-        k = bisect_right(starts, m.start()) - 1
-        a, b = lines[k]
-        if not row[k] and m.start() < b and not blank[k] and not title[k]:
-            row[k] = is_label_figures_row(norm[a:b])
+    ends = map(FIG_END.__contains__, map(_LAST, map(str.rstrip, lines)))
+    for k in _flagged(bytes(map(and_, ends, free))):
+        if not row[k]:
+            row[k] = is_label_figures_row(lines[k])
     return row
 
 
-def _lines_with(text: str, needles: list[str], lines: list[tuple[int, int]], starts: list[int]) -> set[int]:
-    """The lines (by number) whose span holds one of ``needles``."""
-    found: set[int] = set()
-    for needle in needles:
-        p = text.find(needle)
-        while p >= 0:
-            k = bisect_right(starts, p) - 1
-            a, b = lines[k]
-            if p + len(needle) <= b:
-                found.add(k)
-                p = text.find(needle, b)  # on to the next line
-            else:  # past the line's span (a "\r" before its break)
-                p = text.find(needle, p + 1)
-    return found
+def _flagged(flags: bytes) -> Iterator[int]:
+    """The positions of the non-zero bytes of ``flags``, in order."""
+    k = flags.find(1)
+    while k >= 0:
+        yield k
+        k = flags.find(1, k + 1)
 
 
 def _row_spaced(line: str) -> bool:
