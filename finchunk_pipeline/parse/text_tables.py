@@ -262,13 +262,26 @@ def _label_then_row(j: int, n: int, row: list[bool], blank: list[bool], L: LineT
 
 
 def cell_texts(line: str) -> list[str]:
-    """``[c.strip() for _, _, c in cells(line)]``: the same pieces between separators, by
-    one regex split (no positions), unless the first piece ends in a figure (then the
-    label's figures may be cells of their own: ``cells``)."""
+    """``[c.strip() for _, _, c in cells(line)]`` without positions: the pieces between
+    separators by one regex split. When the first piece ends in a figure it is split as
+    ``cells`` splits it: in a spaced row (two figure pieces, counted on these pieces) into
+    the label and its figures, else the line's trailing figures are cells of their own."""
     pieces = [c for c in map(str.strip, _CELL_SPLIT.split(line)) if c]
-    if pieces and pieces[0][-1] in FIG_END:
-        return [c.strip() for _, _, c in cells(line)]
-    return pieces
+    if not pieces or pieces[0][-1] not in FIG_END:
+        return pieces
+    if _figure_pieces(pieces) >= 2:  # _is_spaced_row(line)
+        first = label_and_figures(0, pieces[0])
+        return ([c.strip() for _, _, c in first] if first else pieces[:1]) + pieces[1:]
+    figs = trailing_figures(line)
+    if figs is None:
+        return pieces
+    return [line[:figs[0][0]].strip()] + [line[a:b].strip() for a, b in figs]
+
+
+def _figure_pieces(pieces: list[str]) -> int:
+    """How many of the (stripped, non-blank) pieces are figures (``is_num``)."""
+    num, year = NUM_CELL.match, YEAR_CELL.fullmatch
+    return sum(1 for c in pieces if num(c) and not year(c))
 
 
 def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: list[bool], blank: list[bool],
