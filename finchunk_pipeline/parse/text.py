@@ -52,6 +52,7 @@ from .lines import line_spans
 from .model import ParsedDocument
 from .offsets import OffsetMap
 from .pages import page_layout
+from .row_figures import forget_figures
 from .text_tables import emit_layout_line, find_tables, rows
 
 # 2: pages of extracted text (parse/pages.py): page ends at page-number lines, furniture
@@ -73,6 +74,7 @@ def _parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> Parsed
     """Read the lines (pages, blanks, rows), find the tables, then emit each line's block."""
     if text is None or not text.strip():
         raise ValueError(f"{doc_id}: text document is empty")
+    forget_figures()
     d = DocBuilder(doc_id, text)
     lines = _read_lines(text)
     d.ff = lines.page_starts()
