@@ -1,8 +1,9 @@
 """The shortcuts of the text parser's speed work (issue 16) against the definitions they stand
 for, on generated lines: the row test by str.split on whitespace-normalised lines and its
-candidates flagged per line (``rows``), cell texts by one regex split, the offsets where a
-footnote cite may start, the heading pre-checks by a line's first two characters, and the
-trailing figures of a line (a line of figure characters only skipped, answers remembered)."""
+candidates flagged per line (``rows``), cell texts by one split (``str.split`` in a printable
+line), the offsets where a footnote cite may start, the heading pre-checks by a line's first
+two characters, and the trailing figures of a line (a line of figure characters only
+skipped, answers remembered)."""
 import random
 import re
 
@@ -53,6 +54,15 @@ def test_cell_texts_match_cells():
     for text in _texts(200, 2):
         for line in re.split("[\n\f]", text):
             assert cell_texts(line) == [c.strip() for _, _, c in cells(line)], line
+
+
+def test_cell_pieces_match_the_regex_split():
+    from finchunk_pipeline.parse.text_tables import _CELL_SPLIT, _pieces
+
+    for text in _texts(300, 6):
+        for line in re.split("[\n\f]", text):
+            assert [c.strip() for c in _pieces(line) if c.strip()] == \
+                [c.strip() for c in _CELL_SPLIT.split(line) if c.strip()], line
 
 
 def test_cite_starts_match_the_regex():

@@ -72,7 +72,7 @@ def is_row(line: str) -> bool:
 def _is_spaced_row(line: str) -> bool:
     # the cell texts of cells() are the non-blank pieces between separators (edges aside,
     # which is_num strips; a blank piece is never numeric)
-    pieces = _CELL_SPLIT.split(line)
+    pieces = _pieces(line)
     if len(pieces) < 2:  # no separator: one cell at most
         return False
     n_num = 0
@@ -266,7 +266,7 @@ def cell_texts(line: str) -> list[str]:
     separators by one regex split. When the first piece ends in a figure it is split as
     ``cells`` splits it: in a spaced row (two figure pieces, counted on these pieces) into
     the label and its figures, else the line's trailing figures are cells of their own."""
-    pieces = [c for c in map(str.strip, _CELL_SPLIT.split(line)) if c]
+    pieces = [c for c in map(str.strip, _pieces(line)) if c]
     if not pieces or pieces[0][-1] not in FIG_END:
         return pieces
     if _figure_pieces(pieces) >= 2:  # _is_spaced_row(line)
@@ -276,6 +276,13 @@ def cell_texts(line: str) -> list[str]:
     if figs is None:
         return pieces
     return [line[:figs[0][0]].strip()] + [line[a:b].strip() for a, b in figs]
+
+
+def _pieces(line: str) -> list[str]:
+    """``_CELL_SPLIT.split(line)`` up to blank pieces and the pieces' surrounding spaces: in
+    a printable line the only whitespace is " ", so a separator is a run of 2+ spaces and
+    ``str.split("  ")`` cuts the same places (no regex)."""
+    return line.split("  ") if line.isprintable() else _CELL_SPLIT.split(line)
 
 
 def _figure_pieces(pieces: list[str]) -> int:
