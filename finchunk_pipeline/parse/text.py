@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import accumulate
-from operator import add, not_, or_
+from operator import add, itemgetter, not_, or_
 from typing import Any
 
 from ..lang.codes import normalise
@@ -62,6 +62,7 @@ from .text_tables import emit_layout_line, find_tables, rows
 VERSION = "3"
 LANGUAGES = ("es",)  # languages with rules of their own: their blocks are stored apart (registry.key_for)
 FORMATS = ("text",)  # the corpus formats it reads (parse/registry.py)
+_FIRST_TWO = itemgetter(slice(2))   # s[:2]
 
 
 @without_gc
@@ -140,7 +141,7 @@ def _read_lines(text: str) -> _Lines:
     else:
         ff_after = [False] * n
     # first two non-blank characters of each line ("" for a blank line): cheap pre-checks
-    firsts = [t[:2] for t in map(str.lstrip, texts)]
+    firsts = list(map(_FIRST_TWO, map(str.lstrip, texts)))
     empty = list(map(not_, firsts))
     # pages of extracted text: page ends, furniture (page numbers, running headers) and the
     # title lines at a page's top (parse/pages.py); furniture ends blocks like a blank line
