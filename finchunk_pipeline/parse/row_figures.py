@@ -55,12 +55,12 @@ def _trailing_figures(line: str, min_figures: int) -> tuple[tuple[int, int], ...
     m = _TRAILING.search(tail, cut - 1)
     if m is None or not _LETTER.search(tail, 0, m.start()):
         return None
-    figs = [(f.start(), f.end()) for f in _ONE.finditer(tail, m.start(1), m.end(1))]
+    figs = [f.span() for f in _ONE.finditer(tail, m.start(1), m.end(1))]
     keep = min_figures if min_figures > 1 else 0   # "Gross profit (1)" alone: a mark too
     while len(figs) > keep and (_NOTE_MARK.fullmatch(tail, *figs[0]) or YEAR_CELL.fullmatch(tail, *figs[0])):
         figs.pop(0)  # "Net income (1) 805 1,048", "shares at December 31, 2018 (5,563)  (5,563)":
         # a note mark or a year before the figures is the label's
-    if not figs or sum(1 for a, b in figs if not YEAR_CELL.fullmatch(tail[a:b])) < min_figures:
+    if not figs or sum(1 for a, b in figs if not YEAR_CELL.fullmatch(tail, a, b)) < min_figures:
         return None
     return tuple(figs)
 

@@ -338,9 +338,12 @@ def _columns(header_lines: list[int], data_lines: list[int], row: list[bool],
     widest = max((k for k in data_lines if row[k]), key=lambda k: len(texts_of[k]))
     anchors = [(s, e) for s, e, _ in cells(L(widest))]
     columns: list[list[str]] = [[] for _ in anchors]
+    centres = [(s + e) / 2 for s, e in anchors]
     for k in header_lines:
         for s, e, c in cells(L(k)):
-            best = min(range(len(anchors)), key=lambda a: abs((anchors[a][0] + anchors[a][1]) / 2 - (s + e) / 2))
+            mid = (s + e) / 2
+            gaps = [abs(x - mid) for x in centres]
+            best = gaps.index(min(gaps))  # the first nearest, as min() by key picks it
             if best == 0 and len(anchors) > 1 and s > anchors[0][1]:
                 best = 1
             if not _RULE.match(c.strip()):
