@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import repeat
+from itertools import compress, count, repeat
 from operator import and_, itemgetter, not_, or_
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from .builder import DocBuilder
 from .footnotes import cited_marks
@@ -94,8 +94,8 @@ def rows(text: str, lines: list[str], blank: list[bool], title: list[bool]) -> l
     then a line that is not ``isprintable`` is tried). Only those lines are split into cells
     (``_row_spaced``, other whitespace made spaces). A line whose last non-blank character
     may end a figure (``FIG_END``) may be a label followed by figures with single spaces
-    (``row_figures.py``): those lines are tried for that too. The candidates are flagged one
-    byte per line by C-level maps and visited by ``bytes.find``."""
+    (``row_figures.py``): those lines are tried for that too. The candidates are flagged per
+    line by C-level maps and picked by ``itertools.compress``."""
     if "\xa0" in text:
         lines = list(map(str.replace, lines, repeat("\xa0"), repeat(" ")))
     row = [False] * len(lines)
@@ -103,25 +103,17 @@ def rows(text: str, lines: list[str], blank: list[bool], title: list[bool]) -> l
     spaced = map(str.__contains__, lines, repeat("  "))
     if any(c in text for c in _OTHER_WS):
         spaced = map(or_, spaced, map(not_, map(str.isprintable, lines)))
-    for k in _flagged(bytes(map(and_, spaced, free))):
+    for k in compress(count(), map(and_, spaced, free)):
         y = lines[k]
         if not y.isprintable():  # whitespace other than " " (or a control character)
             y = _OTHER_SPACE.sub(" ", y)
         if "  " in y or "\t" in y:
             row[k] = _row_spaced(y)
     ends = map(FIG_END.__contains__, map(_LAST, map(str.rstrip, lines)))
-    for k in _flagged(bytes(map(and_, ends, free))):
+    for k in compress(count(), map(and_, ends, free)):
         if not row[k]:
             row[k] = is_label_figures_row(lines[k])
     return row
-
-
-def _flagged(flags: bytes) -> Iterator[int]:
-    """The positions of the non-zero bytes of ``flags``, in order."""
-    k = flags.find(1)
-    while k >= 0:
-        yield k
-        k = flags.find(1, k + 1)
 
 
 def _row_spaced(line: str) -> bool:
