@@ -1,10 +1,13 @@
 """The shortcuts of the text parser's speed work (issue 16) against the definitions they stand
 for, on generated lines: the row test by str.split on whitespace-normalised lines and its
-candidates found by str.find (``rows``), cell texts by one regex split, the offsets where a
-footnote cite may start, and the heading pre-checks by a line's first two characters."""
+candidates flagged per line (``rows``), cell texts by one split (``str.split`` in a printable
+line), the offsets where a footnote cite may start, the heading pre-checks by a line's first
+two characters, and the trailing figures of a line (a line of figure characters only
+skipped, answers remembered)."""
 import random
 import re
 
+from finchunk_pipeline.parse import row_figures as rf
 from finchunk_pipeline.parse.footnotes import _CITE_START, cite_starts
 from finchunk_pipeline.parse.line_kinds import (
     _ITEM, _NOTE_HEAD, _PART, NOTE_FIRST, NOTE_LINE, PART_ITEM_HEADS, is_part_or_item, line_heading_level,
@@ -44,13 +47,22 @@ def test_rows_match_is_row():
         blank = [not text[a:b].strip() for a, b in spans]
         title = [k % 7 == 3 for k in range(n)]
         want = [not blank[k] and not title[k] and is_row(text[a:b]) for k, (a, b) in enumerate(spans)]
-        assert rows(spans, text, blank, title) == want, text
+        assert rows(text, [text[a:b] for a, b in spans], blank, title) == want, text
 
 
 def test_cell_texts_match_cells():
     for text in _texts(200, 2):
         for line in re.split("[\n\f]", text):
             assert cell_texts(line) == [c.strip() for _, _, c in cells(line)], line
+
+
+def test_cell_pieces_match_the_regex_split():
+    from finchunk_pipeline.parse.text_tables import _CELL_SPLIT, _pieces
+
+    for text in _texts(300, 6):
+        for line in re.split("[\n\f]", text):
+            assert [c.strip() for c in _pieces(line) if c.strip()] == \
+                [c.strip() for c in _CELL_SPLIT.split(line) if c.strip()], line
 
 
 def test_cite_starts_match_the_regex():
@@ -69,3 +81,33 @@ def test_heading_prechecks_cover_the_regexes():
             assert line_heading_level(line) == (3 if len(line) <= 120 else 0), line
         if NOTE_LINE.match(line):
             assert line[:1] in NOTE_FIRST or line[:1].isdecimal(), line
+
+
+def _plain_trailing_figures(line: str, min_figures: int = 2):
+    """row_figures.trailing_figures as first written (no shortcut, nothing remembered)."""
+    tail = line.rstrip()
+    if not tail or tail[-1] not in rf.FIG_END:
+        return None
+    m = rf._TRAILING.search(tail, max(0, len(tail.rstrip(rf._FIG_CHARS)) - 1))
+    if m is None or not rf._LETTER.search(tail, 0, m.start()):
+        return None
+    figs = [(f.start(), f.end()) for f in rf._ONE.finditer(tail, m.start(1), m.end(1))]
+    keep = min_figures if min_figures > 1 else 0
+    while len(figs) > keep and (rf._NOTE_MARK.fullmatch(tail, *figs[0]) or rf.YEAR_CELL.fullmatch(tail, *figs[0])):
+        figs.pop(0)
+    if not figs or sum(1 for a, b in figs if not rf.YEAR_CELL.fullmatch(tail[a:b])) < min_figures:
+        return None
+    return figs
+
+
+def test_trailing_figures_match_the_plain_definition():
+    rng = random.Random(5)
+    figures = ["1", "12", "2019", "1,234", "(5)", "(425 )", "6.3%", "$ 1,569", "—", "-", "(1)", "3.", "31,"]
+    for _ in range(20000):
+        line = _line(rng) if rng.random() < 0.5 else "".join(
+            rng.choice(figures + ["Goodwill", "net", "€"]) + rng.choice(SPACES) for _ in range(rng.randint(1, 6)))
+        for min_figures in (1, 2):
+            want = _plain_trailing_figures(line, min_figures)
+            assert rf.trailing_figures(line, min_figures) == want, (line, min_figures)
+            assert rf.trailing_figures(line, min_figures) == want, (line, min_figures)  # remembered
+        assert rf.is_label_figures_row(line) == (_plain_trailing_figures(line) is not None), line

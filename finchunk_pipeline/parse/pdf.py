@@ -51,7 +51,9 @@ from .pdf_layout import (
     mark_furniture,
     open_pdf,
 )
-from .text_tables import emit_layout_line, find_tables, is_row
+from .row_figures import forget_figures
+from .table_extent import find_tables
+from .text_tables import emit_layout_line, is_row
 
 # 2: the text parser's table rules of its version 3 (row_figures.py, labels under headers)
 VERSION = "2"
@@ -139,6 +141,7 @@ def parse(doc_id: str, data: bytes, meta: dict[str, Any] | None = None) -> Parse
     if not any(p.has_text for p in pages):
         raise PdfError(f"{doc_id}: none of its {len(pages)} pages has a text layer — OCR not configured")
     view, line_meta = build_view(pages)
+    forget_figures()
     lines = _ViewLines.of(view, line_meta, _body_size(pages))
     d = DocBuilder(doc_id, view)
     tables = find_tables(lines.n, lines.row, lines.blank, lines.L, lambda h: not line_meta[h].para_break)

@@ -9,6 +9,7 @@ figures* is found: the figures after the last word of the label, each a cell of 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .line_kinds import YEAR_CELL
 
@@ -28,26 +29,45 @@ FIG_END = frozenset("0123456789)%—–-")   # the last character of any figure
 def trailing_figures(line: str, min_figures: int = 2) -> list[tuple[int, int]] | None:
     """Positions of the figures that end ``line`` after a label with a letter, when there are
     at least ``min_figures`` of them that are not years; else None."""
+    figs = _trailing_figures(line, min_figures)
+    return None if figs is None else list(figs)
+
+
+def forget_figures() -> None:
+    """Drop the remembered answers: a parser calls it as it starts a document, so each
+    document pays for its own lines (a pass over a corpus costs what parsing it once does)."""
+    _trailing_figures.cache_clear()
+
+
+@lru_cache(maxsize=1 << 16)
+def _trailing_figures(line: str, min_figures: int) -> tuple[tuple[int, int], ...] | None:
+    """``trailing_figures``, remembered for the document being parsed (``forget_figures``):
+    the row test (``text_tables.rows``), the header test and the cells of a table's lines
+    ask it of the same lines."""
     tail = line.rstrip()
     if not tail or tail[-1] not in FIG_END:
         return None
-    # the run can only start where the line's suffix of figure characters starts
-    m = _TRAILING.search(tail, max(0, len(tail.rstrip(_FIG_CHARS)) - 1))
+    # the run can only start where the line's suffix of figure characters starts; a line
+    # of figure characters only has no letter for a label
+    cut = len(tail.rstrip(_FIG_CHARS))
+    if cut == 0:
+        return None
+    m = _TRAILING.search(tail, cut - 1)
     if m is None or not _LETTER.search(tail, 0, m.start()):
         return None
-    figs = [(f.start(), f.end()) for f in _ONE.finditer(tail, m.start(1), m.end(1))]
+    figs = [f.span() for f in _ONE.finditer(tail, m.start(1), m.end(1))]
     keep = min_figures if min_figures > 1 else 0   # "Gross profit (1)" alone: a mark too
     while len(figs) > keep and (_NOTE_MARK.fullmatch(tail, *figs[0]) or YEAR_CELL.fullmatch(tail, *figs[0])):
         figs.pop(0)  # "Net income (1) 805 1,048", "shares at December 31, 2018 (5,563)  (5,563)":
         # a note mark or a year before the figures is the label's
-    if not figs or sum(1 for a, b in figs if not YEAR_CELL.fullmatch(tail[a:b])) < min_figures:
+    if not figs or sum(1 for a, b in figs if not YEAR_CELL.fullmatch(tail, a, b)) < min_figures:
         return None
-    return figs
+    return tuple(figs)
 
 
 def is_label_figures_row(line: str) -> bool:
     """A label followed by two or more figures (not years), single spaces allowed."""
-    return trailing_figures(line) is not None
+    return _trailing_figures(line, 2) is not None
 
 
 def label_and_figures(start: int, text: str) -> list[tuple[int, int, str]] | None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import accumulate
-from operator import add, not_, or_
+from operator import add, itemgetter, not_, or_
 from typing import Any
 
 from ..lang.codes import normalise
@@ -54,7 +54,9 @@ from .lines import line_spans
 from .model import ParsedDocument
 from .offsets import OffsetMap
 from .pages import page_layout
-from .text_tables import emit_layout_line, find_tables, rows
+from .row_figures import forget_figures
+from .table_extent import find_tables
+from .text_tables import emit_layout_line, rows
 
 # 2: pages of extracted text (parse/pages.py): page ends at page-number lines, furniture
 #    blocks, page-top title lines as headings; spacer lines inside tables
@@ -65,6 +67,7 @@ from .text_tables import emit_layout_line, find_tables, rows
 VERSION = "4"
 LANGUAGES = ("es",)  # languages with rules of their own: their blocks are stored apart (registry.key_for)
 FORMATS = ("text",)  # the corpus formats it reads (parse/registry.py)
+_FIRST_TWO = itemgetter(slice(2))   # s[:2]
 
 
 @without_gc
@@ -77,6 +80,7 @@ def _parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> Parsed
     """Read the lines (pages, blanks, rows), find the tables, then emit each line's block."""
     if text is None or not text.strip():
         raise ValueError(f"{doc_id}: text document is empty")
+    forget_figures()
     d = DocBuilder(doc_id, text)
     lines = _read_lines(text)
     d.ff = lines.page_starts()
@@ -142,14 +146,14 @@ def _read_lines(text: str) -> _Lines:
     else:
         ff_after = [False] * n
     # first two non-blank characters of each line ("" for a blank line): cheap pre-checks
-    firsts = [t[:2] for t in map(str.lstrip, texts)]
+    firsts = list(map(_FIRST_TWO, map(str.lstrip, texts)))
     empty = list(map(not_, firsts))
     # pages of extracted text: page ends, furniture (page numbers, running headers) and the
     # title lines at a page's top (parse/pages.py); furniture ends blocks like a blank line
     layout = page_layout(texts, ff_after, blank=empty)
     blank = list(map(or_, layout.furniture, empty))
     return _Lines(text, spans, texts, ff_after, firsts, empty, layout.starts, layout.furniture, layout.title,
-                  blank, rows(spans, text, blank, layout.title, shifted=True))
+                  blank, rows(text, texts, blank, layout.title, shifted=True))
 
 
 def _stops(lines: _Lines, tables: dict[int, tuple[int, int]]) -> tuple[list[bool], list[bool], bytes]:

@@ -1,5 +1,5 @@
-"""Tables in extracted text: rows of figures separated by runs of spaces, their extent, their
-header lines, and the TABLE / TABLE_ROW blocks they become.
+"""Tables in extracted text: rows of figures separated by runs of spaces, their header lines,
+and the TABLE / TABLE_ROW blocks they become (their extent: ``table_extent.py``).
 
 A row is a line with two or more cells (split at 2+ spaces or tabs), two or more of them
 figures; or a label followed by two or more figures separated by single spaces, as PDF text
@@ -12,14 +12,14 @@ above are its header. Used by the plain-text parser (``text.py``) and the PDF pa
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections import Counter
-from operator import itemgetter
+from itertools import compress, count, repeat
+from operator import and_, itemgetter, not_, or_
 from typing import Any, Callable
 
 from .builder import DocBuilder
 from .footnotes import cited_marks
-from .line_kinds import NUM_CELL, YEAR_CELL, cites, line_heading_level, note_mark
+from .line_kinds import NUM_CELL, YEAR_CELL, cites
 from .lines import UNIT
 from .model import Block, BlockKind
 from .row_figures import FIG_END, is_label_figures_row, label_and_figures, trailing_figures
@@ -34,10 +34,9 @@ _RULE = re.compile(r"^[-=_—–\s]+$")
 # the first character of a figure NUM_CELL matches, besides a decimal digit (re.I: "n/a", "N/M")
 _FIGURE_FIRST = frozenset("$€£¥(-–—+nN")
 _OTHER_WS = "\t\r\x0b\x1c\x1d\x1e\x1f\x85\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + "\u2028\u2029\u202f\u205f\u3000"
-# the end of a line whose last non-blank character may end a figure
-_FIGURE_END_LINE = re.compile(r"[0-9)%—–-](?=[^\S\n\f]*(?:[\n\f]|\Z))")
-# the start of a line whose first non-blank character may start a figure
-_FIGURE_START_LINE = re.compile(r"(?:^|(?<=[\n\f]))[^\S\n\f]*[$€£¥(\d—–-]")
+_LAST = itemgetter(slice(-1, None))   # a string's last character ("" for "")
+_FIRST = itemgetter(slice(1))      # a string's first character
+_FIGURE_FIRST_CHARS = frozenset("$€£¥(0123456789—–-")   # a line may open with a figure
 _OTHER_SPACE = re.compile("[\r\x0b\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
@@ -76,7 +75,7 @@ def is_row(line: str) -> bool:
 def _is_spaced_row(line: str) -> bool:
     # the cell texts of cells() are the non-blank pieces between separators (edges aside,
     # which is_num strips; a blank piece is never numeric)
-    pieces = _CELL_SPLIT.split(line)
+    pieces = _pieces(line)
     if len(pieces) < 2:  # no separator: one cell at most
         return False
     n_num = 0
@@ -90,55 +89,41 @@ def _is_spaced_row(line: str) -> bool:
     return False
 
 
-def rows(lines: list[tuple[int, int]], text: str, blank: list[bool], title: list[bool],
+def rows(text: str, lines: list[str], blank: list[bool], title: list[bool],
          shifted: bool = False) -> list[bool]:
-    """``[not blank and not title and is_row(line)]`` per line (``lines``: the spans). A row
-    has two cells, so a separator inside the line: two whitespace characters in a row, or
-    a tab. With "\xa0" read as a space, that is "  " in the line, or a whitespace character
-    other than " " (a tab, a thin space…): ``str.find`` over the whole text finds those
-    lines. Only they are split into cells (``_row_spaced``, other whitespace made spaces).
-    A line ending in a figure character (``_FIGURE_END_LINE``) may be a label followed by
-    figures with single spaces (``row_figures.py``): those lines are tried for that too.
-    With ``shifted``, a line that opens with figures and ends with the next row's label
-    (``shifted_rows.py``) is a row too; a line opens with a figure only after a line break."""
-    norm = text.replace("\xa0", " ") if "\xa0" in text else text
+    """``[not blank and not title and is_row(line)]`` per line (``lines``: the line texts of
+    ``text``). A row has two cells, so a separator inside the line: two whitespace characters
+    in a row, or a tab. With "\xa0" read as a space, that is "  " in the line, or a
+    whitespace character other than " " (a tab, a thin space…; only where ``text`` holds one:
+    then a line that is not ``isprintable`` is tried). Only those lines are split into cells
+    (``_row_spaced``, other whitespace made spaces). A line whose last non-blank character
+    may end a figure (``FIG_END``) may be a label followed by figures with single spaces
+    (``row_figures.py``): those lines are tried for that too. The candidates are flagged per
+    line by C-level maps and picked by ``itertools.compress``. With ``shifted``, a line that
+    opens with figures and ends with the next row's label (``shifted_rows.py``) is a row too."""
+    if "\xa0" in text:
+        lines = list(map(str.replace, lines, repeat("\xa0"), repeat(" ")))
     row = [False] * len(lines)
-    starts = list(map(itemgetter(0), lines))
-    for k in sorted(_lines_with(norm, ["  "] + [c for c in _OTHER_WS if c in norm], lines, starts)):
-        a, b = lines[k]
-        y = norm[a:b]
+    free = bytes(map(not_, map(or_, blank, title)))
+    spaced = map(str.__contains__, lines, repeat("  "))
+    if any(c in text for c in _OTHER_WS):
+        spaced = map(or_, spaced, map(not_, map(str.isprintable, lines)))
+    for k in compress(count(), map(and_, spaced, free)):
+        y = lines[k]
         if not y.isprintable():  # whitespace other than " " (or a control character)
             y = _OTHER_SPACE.sub(" ", y)
-        if ("  " in y or "\t" in y) and not blank[k] and not title[k]:
+        if "  " in y or "\t" in y:
             row[k] = _row_spaced(y)
-    for m in _FIGURE_END_LINE.finditer(norm):
-        k = bisect_right(starts, m.start()) - 1
-        a, b = lines[k]
-        if not row[k] and m.start() < b and not blank[k] and not title[k]:
-            row[k] = is_label_figures_row(norm[a:b])
+    ends = map(FIG_END.__contains__, map(_LAST, map(str.rstrip, lines)))
+    for k in compress(count(), map(and_, ends, free)):
+        if not row[k]:
+            row[k] = is_label_figures_row(lines[k])
     if shifted:
-        for m in _FIGURE_START_LINE.finditer(norm):
-            k = bisect_right(starts, m.start()) - 1
-            a, b = lines[k]
-            if not row[k] and not blank[k] and not title[k]:
-                row[k] = is_shifted_line(norm[a:b])
+        opens = map(_FIGURE_FIRST_CHARS.__contains__, map(_FIRST, map(str.lstrip, lines)))
+        for k in compress(count(), map(and_, opens, free)):
+            if not row[k]:
+                row[k] = is_shifted_line(lines[k])
     return row
-
-
-def _lines_with(text: str, needles: list[str], lines: list[tuple[int, int]], starts: list[int]) -> set[int]:
-    """The lines (by number) whose span holds one of ``needles``."""
-    found: set[int] = set()
-    for needle in needles:
-        p = text.find(needle)
-        while p >= 0:
-            k = bisect_right(starts, p) - 1
-            a, b = lines[k]
-            if p + len(needle) <= b:
-                found.add(k)
-                p = text.find(needle, b)  # on to the next line
-            else:  # past the line's span (a "\r" before its break)
-                p = text.find(needle, p + 1)
-    return found
 
 
 def _row_spaced(line: str) -> bool:
@@ -166,126 +151,34 @@ def is_header_line(line: str) -> bool:
     return len(_YEAR.findall(line)) >= 2 and len(line.strip()) <= 120
 
 
-def find_tables(n: int, row: list[bool], blank: list[bool], L: LineText,
-                joins_above: Callable[[int], bool]) -> dict[int, tuple[int, int]]:
-    """Table extents: header start line -> (first row, last line). ``joins_above(h)``: line
-    h-1 belongs to the same block as line h (a header line may only be taken from there)."""
-    tables: dict[int, tuple[int, int]] = {}
-    prev_end = 0
-    for k in [k for k in range(n) if row[k]]:
-        if k < prev_end or not _table_follows(k, n, row, blank, L):
-            continue
-        last = _table_extent(k, n, row, blank, L)
-        h = k
-        while h > prev_end and k - h < 3 and not blank[h - 1] and joins_above(h) and is_header_line(L(h - 1)):
-            h -= 1
-        first = k
-        if h == k:  # "2019  2018" / "Assets" / "Current assets:" / first row: labels under the header
-            h, first = _header_over_labels(k, prev_end, blank, L, joins_above)
-        tables[h] = (first, last)
-        prev_end = last + 1
-    return tables
-
-
-def _header_over_labels(k: int, prev_end: int, blank: list[bool], L: LineText,
-                        joins_above: Callable[[int], bool]) -> tuple[int, int]:
-    """(header start, first body line) when up to two short label lines ("Assets", "Current
-    assets:") separate the first row ``k`` from header lines above them; else (k, k). The
-    label lines are the table's first body lines."""
-    j = k
-    while j > prev_end and k - j < 2 and not blank[j - 1] and joins_above(j) and _label_line(L(j - 1).strip()) \
-            and not is_header_line(L(j - 1)):
-        j -= 1
-    h = j
-    while h > prev_end and j - h < 3 and not blank[h - 1] and joins_above(h) and is_header_line(L(h - 1)):
-        h -= 1
-    return (h, j) if h < j < k else (k, k)
-
-
-def _table_follows(i: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> bool:
-    """Line i is a numeric row; is it part of a table (another numeric row nearby)?"""
-    j = i + 1
-    gap = 0
-    while j < n and gap <= 1:
-        if row[j]:
-            return True
-        if blank[j] or len(L(j).strip()) <= 60:
-            gap += 1
-            j += 1
-            continue
-        break
-    # or a multi-column header line directly above
-    return i > 0 and is_header_line(L(i - 1))
-
-
-def _table_extent(i: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> int:
-    """Last line of the table whose first numeric row is i: rows, plus short label lines and
-    single blank lines that are followed by another row."""
-    last = i
-    j = i + 1
-    while j < n:
-        if row[j]:
-            last = j
-            j += 1
-            continue
-        nxt = j + 1
-        if blank[j]:
-            if nxt < n and row[nxt]:
-                j = nxt
-                continue
-            # a spacer (whitespace-only line, as PDF text extraction leaves between a
-            # statement's groups) followed by a label line and more rows stays in the table
-            if L(j) and not L(j).strip() and _label_then_row(nxt, n, row, blank, L):
-                j = nxt
-                continue
-            break
-        s = L(j).strip()
-        if _labels_then_row(j, n, row, blank, L):
-            j = nxt
-            continue
-        break
-    return last
-
-
-def _labels_then_row(j: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> bool:
-    """Lines j.. are up to three label lines without figures and then a numeric row; the
-    line right above the row may be the first half of a wrapped label."""
-    for k in range(j, min(n - 1, j + 3)):
-        if blank[k] or not _label_line(L(k).strip(), wrapped=row[k + 1]):
-            return False
-        if row[k + 1]:
-            return True
-    return False
-
-
-def _label_line(s: str, wrapped: bool = False) -> bool:
-    """A row label without figures inside a table ("Operating expenses:", "Current assets");
-    ``wrapped``: the first line of a label that wraps onto the next row (up to 160
-    characters, not ending a sentence: "Common stock, $0.000001 par value, ... issued at")."""
-    limit = 100 if s.endswith(":") else 60
-    if wrapped and not s.endswith("."):
-        limit = 160
-    return 0 < len(s) <= limit and note_mark(s, {}) is None and not line_heading_level(s)
-
-
-def _label_then_row(j: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> bool:
-    """Lines j.. are up to two short label lines and then a numeric row."""
-    for k in range(j, min(n, j + 3)):
-        if row[k]:
-            return True
-        if blank[k] or not _label_line(L(k).strip()):
-            return False
-    return False
-
-
 def cell_texts(line: str) -> list[str]:
-    """``[c.strip() for _, _, c in cells(line)]``: the same pieces between separators, by
-    one regex split (no positions), unless the first piece ends in a figure (then the
-    label's figures may be cells of their own: ``cells``)."""
-    pieces = [c for c in map(str.strip, _CELL_SPLIT.split(line)) if c]
-    if pieces and pieces[0][-1] in FIG_END:
-        return [c.strip() for _, _, c in cells(line)]
-    return pieces
+    """``[c.strip() for _, _, c in cells(line)]`` without positions: the pieces between
+    separators by one regex split. When the first piece ends in a figure it is split as
+    ``cells`` splits it: in a spaced row (two figure pieces, counted on these pieces) into
+    the label and its figures, else the line's trailing figures are cells of their own."""
+    pieces = [c for c in map(str.strip, _pieces(line)) if c]
+    if not pieces or pieces[0][-1] not in FIG_END:
+        return pieces
+    if _figure_pieces(pieces) >= 2:  # _is_spaced_row(line)
+        first = label_and_figures(0, pieces[0])
+        return ([c.strip() for _, _, c in first] if first else pieces[:1]) + pieces[1:]
+    figs = trailing_figures(line)
+    if figs is None:
+        return pieces
+    return [line[:figs[0][0]].strip()] + [line[a:b].strip() for a, b in figs]
+
+
+def _pieces(line: str) -> list[str]:
+    """``_CELL_SPLIT.split(line)`` up to blank pieces and the pieces' surrounding spaces: in
+    a printable line the only whitespace is " ", so a separator is a run of 2+ spaces and
+    ``str.split("  ")`` cuts the same places (no regex)."""
+    return line.split("  ") if line.isprintable() else _CELL_SPLIT.split(line)
+
+
+def _figure_pieces(pieces: list[str]) -> int:
+    """How many of the (stripped, non-blank) pieces are figures (``is_num``)."""
+    num, year = NUM_CELL.match, YEAR_CELL.fullmatch
+    return sum(1 for c in pieces if num(c) and not year(c))
 
 
 def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: list[bool], blank: list[bool],
@@ -343,9 +236,12 @@ def _columns(header_lines: list[int], data_lines: list[int], row: list[bool],
     widest = max((k for k in data_lines if row[k]), key=lambda k: len(texts_of[k]))
     anchors = [(s, e) for s, e, _ in cells(L(widest))]
     columns: list[list[str]] = [[] for _ in anchors]
+    centres = [(s + e) / 2 for s, e in anchors]
     for k in header_lines:
         for s, e, c in cells(L(k)):
-            best = min(range(len(anchors)), key=lambda a: abs((anchors[a][0] + anchors[a][1]) / 2 - (s + e) / 2))
+            mid = (s + e) / 2
+            gaps = [abs(x - mid) for x in centres]
+            best = gaps.index(min(gaps))  # the first nearest, as min() by key picks it
             if best == 0 and len(anchors) > 1 and s > anchors[0][1]:
                 best = 1
             if not _RULE.match(c.strip()):
