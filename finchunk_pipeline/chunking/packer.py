@@ -354,12 +354,19 @@ class _DocumentPacker:
         parts = table_parts(doc, b)
         whole = table_piece(doc, parts, list(pending), self.notes)
         limit = self.packer.source_budget(self.header(sec))
+        # counts by spans, each group counted once: the units below keep them (the packer's
+        # budget for them is this limit, so a count up to it is what it would count)
+        measured: dict[tuple[tuple[int, int], ...], int] = {}
 
-        def measure(text: str) -> int:  # only ever compared with limit: counted up to it
-            return self.packer.count_capped([text], [limit])[0]
-        if measure(spans_text(view, whole.view_spans)) <= limit or not parts.body_rows:
+        def measure(spans: list[tuple[int, int]]) -> int:  # only ever compared with limit: counted up to it
+            key = tuple(spans)
+            if key not in measured:
+                measured[key] = self.packer.count_capped([spans_text(view, spans)], [limit])[0]
+            return measured[key]
+        if measure(whole.view_spans) <= limit or not parts.body_rows:
             self.consumed.update(whole.block_ids)
-            return [Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False)]
+            return [Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False,
+                         tokens=measure(whole.view_spans))]
         # only what the row groups carry is consumed: a note no group attaches (e.g. one
         # cited by a row cut into token windows) is emitted where it stands
 
@@ -371,7 +378,8 @@ class _DocumentPacker:
         carried: set[str] = set()
         for pc in row_group_pieces(doc, parts, list(pending), self.notes, measure, limit, oversized):
             carried.update(pc.block_ids)
-            units.append(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False))
+            units.append(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False,
+                              tokens=measured.get(tuple(pc.view_spans), 0)))
         self.consumed.update(carried)
         # context no group could carry (every row too big even alone) stays as its own units
         for ctx in [*pending, parts.caption, *parts.header_rows]:
