@@ -24,6 +24,7 @@ from .context import Piece, context_header
 from .fixed_tokens import token_windows
 from .model import SPAN_JOINER
 from .options import StrategyParams, field_error
+from .row_tokens import RowGroupTokens
 from .sentence import split_sentences
 from .strategy import Strategy
 from .strategy_context import ChunkingContext, or_default
@@ -357,11 +358,13 @@ class _DocumentPacker:
         # counts by spans, each group counted once: the units below keep them (the packer's
         # budget for them is this limit, so a count up to it is what it would count)
         measured: dict[tuple[tuple[int, int], ...], int] = {}
+        by_rows: RowGroupTokens | None = None  # row groups: each row counted once (additive counts)
 
         def measure(spans: list[tuple[int, int]]) -> int:  # only ever compared with limit: counted up to it
             key = tuple(spans)
             if key not in measured:
-                measured[key] = self.packer.count_capped([spans_text(view, spans)], [limit])[0]
+                measured[key] = by_rows(spans) if by_rows is not None else \
+                    self.packer.count_capped([spans_text(view, spans)], [limit])[0]
             return measured[key]
         if measure(whole.view_spans) <= limit or not parts.body_rows:
             self.consumed.update(whole.block_ids)
@@ -374,6 +377,8 @@ class _DocumentPacker:
             return [Piece(w.spans, "table_rows", sec, b.block_id, w.block_ids)
                     for w in self.windows(row.vstart, row.vend, sec, [row.block_id], "table_rows", b.block_id)]
 
+        if self.packer.additive:
+            by_rows = RowGroupTokens(view, parts.body_rows, self.packer)
         units: list[Unit] = []
         carried: set[str] = set()
         for pc in row_group_pieces(doc, parts, list(pending), self.notes, measure, limit, oversized):
