@@ -27,7 +27,7 @@ def test_row_group_counts_are_the_counts_of_the_joined_text():
     rng = random.Random(31)
     for _ in range(1500):
         view, rows = _table(rng)
-        by_rows = RowGroupTokens(view, rows, packer)
+        by_rows = RowGroupTokens(view, rows, packer.count_many, packer.special)
         for _ in range(5):
             i = rng.randrange(len(rows))
             j = rng.randrange(i, len(rows))

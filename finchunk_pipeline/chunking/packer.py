@@ -24,11 +24,11 @@ from .context import Piece, context_header
 from .fixed_tokens import token_windows
 from .model import SPAN_JOINER
 from .options import StrategyParams, field_error
-from .row_tokens import RowGroupTokens
+from .row_tokens import TableCounts
 from .sentence import split_sentences
 from .strategy import Strategy
 from .strategy_context import ChunkingContext, or_default
-from .tables import caption_block, row_group_pieces, spans_text, table_parts, table_piece
+from .tables import caption_block, row_group_pieces, table_parts, table_piece
 from .tokens import token_counter
 
 
@@ -355,17 +355,9 @@ class _DocumentPacker:
         parts = table_parts(doc, b)
         whole = table_piece(doc, parts, list(pending), self.notes)
         limit = self.packer.source_budget(self.header(sec))
-        # counts by spans, each group counted once: the units below keep them (the packer's
-        # budget for them is this limit, so a count up to it is what it would count)
-        measured: dict[tuple[tuple[int, int], ...], int] = {}
-        by_rows: RowGroupTokens | None = None  # row groups: each row counted once (additive counts)
-
-        def measure(spans: list[tuple[int, int]]) -> int:  # only ever compared with limit: counted up to it
-            key = tuple(spans)
-            if key not in measured:
-                measured[key] = by_rows(spans) if by_rows is not None else \
-                    self.packer.count_capped([spans_text(view, spans)], [limit])[0]
-            return measured[key]
+        # each group counted once; the units keep their counts (this limit is the packer's budget for them)
+        pk = self.packer
+        measure = TableCounts(view, limit, pk.count_capped, pk.count_many, pk.special)
         if measure(whole.view_spans) <= limit or not parts.body_rows:
             self.consumed.update(whole.block_ids)
             return [Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False,
@@ -377,14 +369,14 @@ class _DocumentPacker:
             return [Piece(w.spans, "table_rows", sec, b.block_id, w.block_ids)
                     for w in self.windows(row.vstart, row.vend, sec, [row.block_id], "table_rows", b.block_id)]
 
-        if self.packer.additive:
-            by_rows = RowGroupTokens(view, parts.body_rows, self.packer)
+        if pk.additive:
+            measure.by_rows(parts.body_rows)
         units: list[Unit] = []
         carried: set[str] = set()
         for pc in row_group_pieces(doc, parts, list(pending), self.notes, measure, limit, oversized):
             carried.update(pc.block_ids)
             units.append(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False,
-                              tokens=measured.get(tuple(pc.view_spans), 0)))
+                              tokens=measure.known.get(tuple(pc.view_spans), 0)))
         self.consumed.update(carried)
         # context no group could carry (every row too big even alone) stays as its own units
         for ctx in [*pending, parts.caption, *parts.header_rows]:
