@@ -64,6 +64,30 @@ def test_offsets_equal_the_tokenizer(counter):
         assert counter.offsets(t) == word_start_flags(t, counter._tok.encode(t, add_special_tokens=False)), repr(t)
 
 
+def test_token_spans_read_one_by_one_are_the_offsets(counter, monkeypatch):
+    """``token_spans`` (what token windows read: a token made only when indexed) against the
+    tokenizer's offsets, token by token (words of no tokens among them), and the windows
+    over it against the windows over the plain list."""
+    import finchunk_pipeline.chunking.fixed_tokens as fixed_tokens
+    from finchunk_pipeline.chunking.tokens import _DELETED_SPACE, WordTokens
+
+    texts = _random_texts(1500, 3) + ["a \u200b b", "\x00 \u0301", "x " * 300]
+    for t in texts:
+        expected = word_start_flags(t, counter._tok.encode(t, add_special_tokens=False))
+        spans = counter.token_spans(t)
+        assert len(spans) == len(expected) and [spans[i] for i in range(len(spans))] == expected, repr(t)
+        with pytest.raises(IndexError):
+            spans[len(spans)]
+    text = " ".join(t for t in _random_texts(300, 4) if not _DELETED_SPACE.search(t))
+    assert isinstance(counter.token_spans(text), WordTokens)
+    windows = {(size, overlap): fixed_tokens.token_windows(text, 0, len(text), size, overlap)
+               for size, overlap in ((8, 0), (37, 5), (200, 40))}
+    plain = word_start_flags(text, counter._tok.encode(text, add_special_tokens=False))
+    monkeypatch.setattr(fixed_tokens, "token_offsets", lambda text, model_path=None: plain)
+    for (size, overlap), got in windows.items():
+        assert got == fixed_tokens.token_windows(text, 0, len(text), size, overlap)
+
+
 def test_word_cache_is_bounded(counter, monkeypatch):
     import finchunk_pipeline.chunking.tokens as tokens
 

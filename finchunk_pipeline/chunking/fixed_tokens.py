@@ -7,6 +7,7 @@ forward), so re-tokenising the window's text gives (nearly) the same tokens.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -33,14 +34,15 @@ def _tokenizer(model_path: str | None = None):
     return tok
 
 
-def token_offsets(text: str, model_path: str | None = None) -> list[tuple[int, int, bool]]:
+def token_offsets(text: str, model_path: str | None = None) -> Sequence[tuple[int, int, bool]]:
     """(char start, char end, is_word_start) for every token of ``text`` (no special tokens).
 
     Word by word through the counter's cache when the tokenizer allows it (tokens.py:
-    ``TokenCounter.offsets``, the same tokens and offsets as one ``encode`` of the text)."""
+    ``TokenCounter.token_spans``, the same tokens and offsets as one ``encode`` of the text,
+    each made when read)."""
     counter = token_counter(model_path)
     if counter.by_word:
-        return counter.offsets(text)
+        return counter.token_spans(text)
     return word_start_flags(text, _tokenizer(model_path).encode(text, add_special_tokens=False))
 
 

@@ -24,10 +24,11 @@ from .context import Piece, context_header
 from .fixed_tokens import token_windows
 from .model import SPAN_JOINER
 from .options import StrategyParams, field_error
+from .row_tokens import TableCounts
 from .sentence import split_sentences
 from .strategy import Strategy
 from .strategy_context import ChunkingContext, or_default
-from .tables import caption_block, row_group_pieces, spans_text, table_parts, table_piece
+from .tables import caption_block, row_group_pieces, table_parts, table_piece
 from .tokens import token_counter
 
 
@@ -354,12 +355,13 @@ class _DocumentPacker:
         parts = table_parts(doc, b)
         whole = table_piece(doc, parts, list(pending), self.notes)
         limit = self.packer.source_budget(self.header(sec))
-
-        def measure(text: str) -> int:  # only ever compared with limit: counted up to it
-            return self.packer.count_capped([text], [limit])[0]
-        if measure(spans_text(view, whole.view_spans)) <= limit or not parts.body_rows:
+        # each group counted once; the units keep their counts (this limit is the packer's budget for them)
+        pk = self.packer
+        measure = TableCounts(view, limit, pk.count_capped, pk.count_many, pk.special)
+        if measure(whole.view_spans) <= limit or not parts.body_rows:
             self.consumed.update(whole.block_ids)
-            return [Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False)]
+            return [Unit(list(whole.view_spans), "table", whole.block_ids, sec, b.block_id, "table", breakable=False,
+                         tokens=measure(whole.view_spans))]
         # only what the row groups carry is consumed: a note no group attaches (e.g. one
         # cited by a row cut into token windows) is emitted where it stands
 
@@ -367,11 +369,14 @@ class _DocumentPacker:
             return [Piece(w.spans, "table_rows", sec, b.block_id, w.block_ids)
                     for w in self.windows(row.vstart, row.vend, sec, [row.block_id], "table_rows", b.block_id)]
 
+        if pk.additive:
+            measure.by_rows(parts.body_rows)
         units: list[Unit] = []
         carried: set[str] = set()
         for pc in row_group_pieces(doc, parts, list(pending), self.notes, measure, limit, oversized):
             carried.update(pc.block_ids)
-            units.append(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False))
+            units.append(Unit(list(pc.view_spans), pc.kind, pc.block_ids, sec, b.block_id, "rows", breakable=False,
+                              tokens=measure.known.get(tuple(pc.view_spans), 0)))
         self.consumed.update(carried)
         # context no group could carry (every row too big even alone) stays as its own units
         for ctx in [*pending, parts.caption, *parts.header_rows]:

@@ -16,7 +16,7 @@ from .options import StrategyParams, field_error
 from .sentence import split_sentences
 from .strategy import Strategy
 from .strategy_context import ChunkingContext
-from .tables import caption_block, row_group_pieces, table_parts, table_piece
+from .tables import caption_block, row_group_pieces, table_parts, table_piece, text_length
 
 
 class ParagraphParams(StrategyParams):
@@ -85,7 +85,8 @@ class _ParagraphWalk:
         parts = table_parts(self.doc, b)
         whole = table_piece(self.doc, parts, list(self.pending), {})
         if _extent(whole.view_spans) > self.hi and parts.body_rows:
-            self.out.extend(row_group_pieces(self.doc, parts, list(self.pending), {}, len, self.hi))
+            self.out.extend(row_group_pieces(self.doc, parts, list(self.pending), {},
+                                             text_length(self.doc.view_text), self.hi))
         else:
             self.out.append(whole)
         self.pending = []

@@ -30,7 +30,7 @@ from .options import StrategyParams
 from .sentence import split_sentences
 from .strategy import Strategy
 from .strategy_context import ChunkingContext
-from .tables import caption_block, row_group_pieces, table_parts, table_piece
+from .tables import caption_block, row_group_pieces, table_parts, table_piece, text_length
 
 # "tables whole" (table_max_chars 0) holds for tables up to this size; a larger one (a
 # 60,000-row table) is split at row lines by the chunk-size bound (chunking/bound.py)
@@ -132,7 +132,7 @@ class _SectionWalk:
         size = sum(e - s for s, e in whole.view_spans)
         if self.table_max and size > self.table_max and parts.body_rows:
             self.out.extend(row_group_pieces(self.doc, parts, list(self.pending_heading), self.notes,
-                                             len, self.table_max))
+                                             text_length(self.doc.view_text), self.table_max))
         else:
             self.out.append(whole)
         self.pending_heading.clear()

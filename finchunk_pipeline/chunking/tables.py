@@ -88,6 +88,11 @@ def spans_text(view: str, spans: list[tuple[int, int]]) -> str:
     return SPAN_JOINER.join(view[s:e] for s, e in spans)
 
 
+def text_length(view: str) -> Callable[[list[tuple[int, int]]], int]:
+    """A row group's ``measure`` by characters: the length of its spans' joined text."""
+    return lambda spans: len(spans_text(view, spans))
+
+
 def table_piece(doc: ParsedDocument, parts: TableParts, lead: list[Block], notes: dict[str, list[Block]]) -> Piece:
     """The whole table: lead blocks (headings / caption) + table + cited notes."""
     t = parts.table
@@ -102,10 +107,11 @@ def table_piece(doc: ParsedDocument, parts: TableParts, lead: list[Block], notes
 
 
 def row_group_pieces(doc: ParsedDocument, parts: TableParts, lead: list[Block], notes: dict[str, list[Block]],
-                     measure: Callable[[str], int], limit: int,
+                     measure: Callable[[list[tuple[int, int]]], int], limit: int,
                      on_oversized: Callable[[Block, list[tuple[int, int]]], list[Piece]] | None = None) -> list[Piece]:
     """Split a table into groups of consecutive body rows, each repeating lead headings,
-    caption, header rows and the notes its rows cite, with ``measure(text) <= limit``.
+    caption, header rows and the notes its rows cite, with ``measure(spans) <= limit`` (the
+    group's view spans: e.g. the characters or the tokens of their text joined by SPAN_JOINER).
 
     A row that does not fit even alone with its repeated context is given to
     ``on_oversized(row, context_spans)`` (or emitted alone when that is None)."""
@@ -125,7 +131,7 @@ def row_group_pieces(doc: ParsedDocument, parts: TableParts, lead: list[Block], 
 
     def fits(rows: list[Block]) -> bool:
         spans, _ = build(rows)
-        return measure(spans_text(view, spans)) <= limit
+        return measure(spans) <= limit
 
     out: list[Piece] = []
     body = parts.body_rows

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import accumulate
 from pathlib import Path
 
 WORD_CACHE_MAX = 1_000_000  # distinct words remembered per counter (cleared beyond)
@@ -142,6 +145,11 @@ class TokenCounter:
         token between two alphanumeric characters. By word like ``count_many``: a word's
         tokens (and their offsets inside it) do not depend on its neighbours, and a word's
         first token never touches the previous word's last (whitespace lies between)."""
+        return list(self.token_spans(text))
+
+    def token_spans(self, text: str) -> Sequence[tuple[int, int, bool]]:
+        """``offsets(text)`` as a sequence; by word, a token's tuple is made only when read
+        (token windows read a few tokens per window, not every token)."""
         if not self.by_word or _DELETED_SPACE.search(text):
             return word_start_flags(text, self._tok.encode(text, add_special_tokens=False))
         found = [(m.start(), m.group()) for m in _WORD.finditer(text)]
@@ -153,10 +161,31 @@ class TokenCounter:
                 new = list({w: None for _, w in found})
             for w, enc in zip(new, self._tok.encode_batch(new, add_special_tokens=False)):
                 cache[w] = word_start_flags(w, enc)
-        out: list[tuple[int, int, bool]] = []
-        for base, w in found:
-            out.extend([(base + s, base + e, f) for s, e, f in cache[w]])
-        return out
+        return WordTokens([base for base, _ in found], [cache[w] for _, w in found])
+
+
+class WordTokens(Sequence):
+    """The tokens of a text as (start, end, is_word_start), kept word by word: ``bases`` are
+    the words' offsets, ``pieces`` each word's own tokens (offsets inside the word)."""
+
+    def __init__(self, bases: list[int], pieces: list[list[tuple[int, int, bool]]]):
+        self.bases, self.pieces = bases, pieces
+        self.firsts = list(accumulate(map(len, pieces), initial=0))  # each word's first token
+
+    def __len__(self) -> int:
+        return self.firsts[-1]
+
+    def __getitem__(self, t: int) -> tuple[int, int, bool]:
+        if not 0 <= t < self.firsts[-1]:
+            raise IndexError(t)
+        k = bisect_right(self.firsts, t) - 1  # the word holding token t (a word of no tokens holds none)
+        s, e, f = self.pieces[k][t - self.firsts[k]]
+        return self.bases[k] + s, self.bases[k] + e, f
+
+    def __iter__(self) -> Iterator[tuple[int, int, bool]]:
+        for base, pieces in zip(self.bases, self.pieces):
+            for s, e, f in pieces:
+                yield base + s, base + e, f
 
 
 def word_start_flags(text: str, enc) -> list[tuple[int, int, bool]]:
