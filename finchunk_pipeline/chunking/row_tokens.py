@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..parse.model import Block
 from .tables import spans_text
-from .tokens import _has_deleted_space
+from .tokens import has_deleted_space
 
 Spans = list[tuple[int, int]]
 
@@ -80,4 +80,4 @@ class RowGroupTokens:
 
 def _separates(gap: str) -> bool:
     """Does ``gap`` keep the words on its two sides apart (whitespace the normalizer keeps)?"""
-    return gap.isspace() and not _has_deleted_space(gap)
+    return gap.isspace() and not has_deleted_space(gap)

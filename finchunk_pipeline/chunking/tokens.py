@@ -32,7 +32,7 @@ _DELETED_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
 _WORD = re.compile(r"\S+")  # the words of str.split(), with their positions
 
 
-def _has_deleted_space(text: str) -> bool:
+def has_deleted_space(text: str) -> bool:
     """``_DELETED_SPACE.search(text)``, by one substring test per character (far cheaper
     than a character-class scan)."""
     return ("\x0b" in text or "\x0c" in text or "\x1c" in text or "\x1d" in text or "\x1e" in text
@@ -41,7 +41,7 @@ def _has_deleted_space(text: str) -> bool:
 
 def _without_deleted(text: str) -> str:
     """``text`` without the characters BertNormalizer deletes (most texts have none)."""
-    return _DELETED_SPACE.sub("", text) if _has_deleted_space(text) else text
+    return _DELETED_SPACE.sub("", text) if has_deleted_space(text) else text
 
 
 def default_model_path() -> str:

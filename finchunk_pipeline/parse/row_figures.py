@@ -15,9 +15,9 @@ from .line_kinds import YEAR_CELL
 
 # one figure: "$ 1,569", "(491)", "(425 )", "6.3%", "12.5", "—"; never followed by a letter,
 # a comma or a dot (so "31," of "December 31, 2019" is a figure only at a line's end)
-_FIG = r"(?:[$€£¥]\s?)?\(?[-–—]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s?\))?%?(?![\w,.])|(?:[$€£¥]\s?)?[—–-]{1,3}(?!\S)"
-_TRAILING = re.compile(rf"(?<=\S)[^\S\n]+((?:{_FIG})(?:[^\S\n]+(?:{_FIG}))*)\s*$")
-_ONE = re.compile(_FIG)
+FIGURE = r"(?:[$€£¥]\s?)?\(?[-–—]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s?\))?%?(?![\w,.])|(?:[$€£¥]\s?)?[—–-]{1,3}(?!\S)"
+_TRAILING = re.compile(rf"(?<=\S)[^\S\n]+((?:{FIGURE})(?:[^\S\n]+(?:{FIGURE}))*)\s*$")
+_ONE = re.compile(FIGURE)
 _LETTER = re.compile(r"[^\W\d_]")
 # a figure written as an amount: currency, grouping, decimals, parentheses, percent or a dash
 _FORMATTED = re.compile(r"[$€£¥,.()%]|^[—–-]{1,3}$")

@@ -24,13 +24,13 @@ import re
 from dataclasses import dataclass
 
 from .line_kinds import YEAR_CELL
-from .row_figures import _FIG, is_label_figures_row
+from .row_figures import FIGURE, is_label_figures_row
 
 # one figure (row_figures' figure, or a negative amount written "($7,622 )")
-_FIGURE = rf"\([$€£¥]\s?\d[\d,]*(?:\.\d+)?\s?\)|{_FIG}"
+_LEAD_FIGURE = rf"\([$€£¥]\s?\d[\d,]*(?:\.\d+)?\s?\)|{FIGURE}"
 # a run of figures opening a line, then a label with a letter (the next row's label)
-_LEAD = re.compile(rf"[^\S\n]*((?:{_FIGURE})(?:[^\S\n]+(?:{_FIGURE}))*)(?:[^\S\n]+(?=\S)|[^\S\n]*$)")
-_ONE = re.compile(_FIGURE)
+_LEAD = re.compile(rf"[^\S\n]*((?:{_LEAD_FIGURE})(?:[^\S\n]+(?:{_LEAD_FIGURE}))*)(?:[^\S\n]+(?=\S)|[^\S\n]*$)")
+_ONE = re.compile(_LEAD_FIGURE)
 _LETTER = re.compile(r"[^\W\d_]")
 SHIFTED_SHARE = 0.6   # a table is read as shifted when this share of its figure lines open with figures
 MIN_SHIFTED = 3       # ... and at least this many do
