@@ -118,3 +118,24 @@ def test_re_cut_rows_keep_every_label_and_figure_once_in_order():
         for r in got:
             assert text[r.start:r.end].startswith(r.cells[0]) and text[r.start:r.end].endswith((r.cells + [""])[-1])
         assert all(a.end < b.start for a, b in zip(got, got[1:]))
+
+
+def test_the_pre_check_never_refuses_a_line_the_pattern_takes():
+    """Randomised: lines of figures in every form the pattern knows, words and spaces; where
+    the regex finds an opening run of figures, ``may_open_with_figures`` says so too."""
+    from finchunk_pipeline.parse import shifted_rows as S
+
+    rng = random.Random(11)
+    pieces = ["3,587", "439", "$ 9,889", "$9,889", "(425 )", "(425)", "($2,223 )", "—", "$ —", "-", "12.5",
+              "6.3%", "2021", "Cash", "net", "(Note 18)", "and", ":", ")", "$", "(", "\xa0"]
+    taken = 0
+    for _ in range(20000):
+        line = (rng.choice(["", " ", "\xa0 "]) +
+                rng.choice([" ", "  ", " \xa0 "]).join(rng.choice(pieces) for _ in range(rng.randint(1, 6))))
+        m = S._LEAD.match(line)
+        by_regex = m is not None and sum(
+            1 for f in S._ONE.finditer(line, m.start(1), m.end(1)) if not S.YEAR_CELL.fullmatch(f.group())) >= 2
+        if by_regex:
+            taken += 1
+            assert S.may_open_with_figures(line), repr(line)
+    assert taken > 1000

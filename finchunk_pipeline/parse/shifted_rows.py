@@ -32,6 +32,8 @@ _LEAD_FIGURE = rf"\([$€£¥]\s?\d[\d,]*(?:\.\d+)?\s?\)|{FIGURE}"
 _LEAD = re.compile(rf"[^\S\n]*((?:{_LEAD_FIGURE})(?:[^\S\n]+(?:{_LEAD_FIGURE}))*)(?:[^\S\n]+(?=\S)|[^\S\n]*$)")
 _ONE = re.compile(_LEAD_FIGURE)
 _LETTER = re.compile(r"[^\W\d_]")
+_OPENS = frozenset("$€£¥(0123456789—–-")   # the first character of a figure
+_CONTINUES = _OPENS | {")"}                # ... or of what follows a space inside one ("$ 5", "(425 )")
 SHIFTED_SHARE = 0.6   # a table is read as shifted when this share of its figure lines open with figures
 MIN_SHIFTED = 3       # ... and at least this many do
 
@@ -48,6 +50,8 @@ class LeadFigures:
 def lead_figures(line: str) -> LeadFigures | None:
     """The run of two or more figures (not all years) that opens ``line``, followed by a
     label with a letter that is not itself a row ("label fig fig"), or by nothing; else None."""
+    if not may_open_with_figures(line):
+        return None
     m = _LEAD.match(line)
     if m is None:
         return None
@@ -58,6 +62,13 @@ def lead_figures(line: str) -> LeadFigures | None:
     if rest and (not _LETTER.search(rest) or is_label_figures_row(rest)):
         return None   # "12 34 Notes 56 78": a label with figures of its own after it
     return LeadFigures(figs, m.end() if rest else len(line))
+
+
+def may_open_with_figures(line: str) -> bool:
+    """What ``lead_figures`` needs, without a regex: the line's first two whitespace-separated
+    pieces start like a figure ("3,587 439 …") or like its rest ("$ 9,889 …", "(425 ) 12 …")."""
+    parts = line.split(None, 2)
+    return len(parts) >= 2 and parts[0][:1] in _OPENS and parts[1][:1] in _CONTINUES
 
 
 def is_shifted_line(line: str) -> bool:
