@@ -4,7 +4,8 @@ change that alters a single offset, block, chunk, span, token count or note is c
 The digests in ``pins.json`` were computed with the code before the throughput work of
 issue 16 (regenerated at a3a9605, main before the merge of that work, and checked identical after it, devdata sets in full;
 the financebench_dev entries regenerated for text parser 3, whose statement tables are new, and again for
-text parser 4, whose shifted statements are re-cut — every other set identical) and must not change unless a parser's or a strategy's output is
+text parser 4, whose shifted statements are re-cut, and for text parser 5, whose one-cell-per-line statements are
+tables — every other set identical) and must not change unless a parser's or a strategy's output is
 meant to change — then bump that parser's / strategy's ``VERSION`` / ``version`` and
 regenerate:
 

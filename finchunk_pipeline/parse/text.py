@@ -15,7 +15,8 @@ The view is the raw text (identity offsets): ``raw[block.start:block.end] == blo
   ``columns`` aligns header cells to the numeric columns by character position. One TABLE
   block + one TABLE_ROW per line (``cells``, ``is_header``); row text is the raw line. A
   statement written by PDF extraction with each row's figures opening the next line is a
-  table too, re-cut so each row is its label and its own figures (``shifted_rows.py``).
+  table too, re-cut so each row is its label and its own figures (``shifted_rows.py``); so is
+  one written a cell per line, each row from its label to its last figure (``vertical_rows.py``).
 - footnotes: superscript digits (``Revenue¹``) and ``(1)`` after a row label or a word are
   cites; a line after a citing block starting with a cited mark (``(1) ...``, ``¹ ...``,
   ``1 ...``, ``* ...``) is a NOTE with ``mark``. Lone page numbers get ``furniture``.
@@ -57,6 +58,7 @@ from .pages import page_layout
 from .row_figures import forget_figures
 from .table_extent import find_tables
 from .text_tables import emit_layout_line, rows
+from .vertical_rows import vertical_tables
 
 # 2: pages of extracted text (parse/pages.py): page ends at page-number lines, furniture
 #    blocks, page-top title lines as headings; spacer lines inside tables
@@ -64,7 +66,9 @@ from .text_tables import emit_layout_line, rows
 #    lines (wrapped too) between header and rows, column titles by count in extracted text
 # 4: statements whose figures open the next line ("3,587 439 Accounts receivable, net") are
 #    tables re-cut into rows pairing each label with its own figures (parse/shifted_rows.py)
-VERSION = "4"
+# 5: statements written one cell per line are tables, each row from its label to its last
+#    figure (parse/vertical_rows.py)
+VERSION = "5"
 LANGUAGES = ("es",)  # languages with rules of their own: their blocks are stored apart (registry.key_for)
 FORMATS = ("text",)  # the corpus formats it reads (parse/registry.py)
 _FIRST_TWO = itemgetter(slice(2))   # s[:2]
@@ -86,6 +90,10 @@ def _parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> Parsed
     d.ff = lines.page_starts()
     tables = find_tables(lines.n, lines.row, lines.blank, lines.L,
                          lambda h: not lines.ff_after[h - 1] and not lines.title[h - 1])
+    # statements of one cell per line (parse/vertical_rows.py); no table crosses page furniture,
+    # a page title or a form feed
+    ends = [f or t or (k > 0 and lines.ff_after[k - 1]) for k, (f, t) in enumerate(zip(lines.furniture, lines.title))]
+    tables.update(vertical_tables(lines.texts, ends, tables))
     stops = _stops(lines, tables)
     # an empty line (never furniture, nor a table's first line) emits nothing: skipped
     filled = bytes(map(not_, lines.empty))

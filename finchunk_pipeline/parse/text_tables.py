@@ -24,6 +24,7 @@ from .lines import UNIT
 from .model import Block, BlockKind
 from .row_figures import FIG_END, is_label_figures_row, label_and_figures, trailing_figures
 from .shifted_rows import is_shifted_line, is_shifted_table, shifted_rows
+from .vertical_rows import vertical_rows
 
 LineText = Callable[[int], str]   # line number -> the line's text
 
@@ -185,12 +186,17 @@ def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: 
                L: LineText, shifted: bool = False) -> None:
     """Emit the table: header lines h..i-1, rows i..last (a TABLE, then one TABLE_ROW per line).
     With ``shifted``, a body whose lines open with the previous row's figures
-    (``shifted_rows.py``) is re-cut into rows pairing each label with its own figures."""
+    (``shifted_rows.py``) is re-cut into rows pairing each label with its own figures, and a
+    body of one cell per line (``vertical_rows.py``) into rows from each label to its figures."""
     data_lines = [k for k in range(i, last + 1) if not blank[k]]
     header_lines = list(range(h, i))
     recut = None
     if shifted and is_shifted_table([L(k) for k in data_lines]):
         recut = shifted_rows([(lines[k][0], lines[k][1], L(k)) for k in data_lines])
+    elif shifted and not any(row[k] for k in data_lines):   # no row line: a table vertical_tables found
+        data_lines = [k for k in range(i, last + 1) if L(k).strip()]   # lone figures taken for page numbers too
+        recut = vertical_rows([(lines[k][0], lines[k][1], L(k)) for k in data_lines])
+        header_lines = [k for k in header_lines if L(k).strip()]
     texts_of = {k: cell_texts(L(k)) for k in header_lines + (data_lines if recut is None else [])}
     columns = _columns(header_lines, data_lines, row, texts_of, L) if recut is None \
         else _shifted_columns(header_lines, recut, texts_of)
