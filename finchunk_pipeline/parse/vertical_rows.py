@@ -42,6 +42,8 @@ def line_kind(text: str) -> str:
     s = text.strip()
     if not s:
         return "blank"
+    if s[0].isalpha():   # neither a sign nor a figure starts with a letter
+        return "label"
     if all(c in _SIGNS for c in s):
         return "sign"
     if _FIGURE_LINE.fullmatch(s):
@@ -58,9 +60,9 @@ class Row:
     cells: list[str]
 
 
-def _rows_from(kinds: list[str], texts: list[str], k: int, n: int) -> tuple[int, int, int] | None:
-    """The row whose label is line ``k``: (label line, last figure line, number of figures),
-    or None when line k is no label. A row ends before the next label line."""
+def _row_at(kinds: list[str], texts: list[str], k: int, n: int) -> tuple[int, int] | None:
+    """The row whose label is line ``k``: (its last figure line, its number of figures), or
+    None when line k is no row label. A row ends before the next label line."""
     if kinds[k] != "label" or len(texts[k].strip()) > MAX_LABEL_CHARS:
         return None
     last, figures = k, 0
@@ -73,7 +75,7 @@ def _rows_from(kinds: list[str], texts: list[str], k: int, n: int) -> tuple[int,
         elif kinds[j] == "sign" and last > k:
             last = j if texts[j].strip().startswith(")") or texts[j].strip() == "%" else last
         j += 1
-    return k, last, figures
+    return last, figures
 
 
 def vertical_tables(texts: list[str], stop: list[bool], taken: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:
@@ -90,6 +92,12 @@ def vertical_tables(texts: list[str], stop: list[bool], taken: dict[int, tuple[i
         for k in range(h, last + 1):
             busy[k] = True
     out: dict[int, tuple[int, int]] = {}
+    memo: dict[int, tuple[int, int] | None] = {}
+
+    def row_at(j: int) -> tuple[int, int] | None:   # each label line's row read once
+        if j not in memo:
+            memo[j] = _row_at(kinds, texts, j, n)
+        return memo[j]
     k = 0
     while k < n:
         if busy[k] or stop[k] or kinds[k] != "label":
@@ -100,10 +108,10 @@ def vertical_tables(texts: list[str], stop: list[bool], taken: dict[int, tuple[i
             if kinds[j] != "label":
                 j += 1
                 continue
-            row = _rows_from(kinds, texts, j, n)
+            row = row_at(j)
             if row is None:
                 break
-            _, row_last, figures = row
+            row_last, figures = row
             if figures >= 2:
                 full, labels, last = full + 1, 0, row_last
             else:  # a group label ("Current assets:") or a label that wraps around a figure
