@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter
 
 from .line_kinds import YEAR_CELL
 
 _FIGURE_LINE = re.compile(r"\(?[$€£¥]?\s?(?:\d[\d,]*(?:\.\d+)?|[—–-])\s?\)?%?")
 _SIGNS = frozenset("$€£¥()%")
 _LETTERS = re.compile(r"[^\W\d_]")
+_FIRST = itemgetter(slice(1))   # a string's first character ("" for "")
+_LABEL = "label"
 MIN_ROWS = 3           # rows with two or more figures a vertical table needs
 MAX_LABELS = 2         # label lines without figures in a row inside a table
 MAX_LABEL_CHARS = 120  # a longer line is prose, never a row label
@@ -49,6 +53,18 @@ def line_kind(text: str) -> str:
     if _FIGURE_LINE.fullmatch(s):
         return "figure"
     return "label"
+
+
+def _kinds(texts: list[str]) -> list[str]:
+    """``line_kind`` of every line; a line whose first non-blank character is a letter is a
+    label without a call (most lines)."""
+    firsts = map(_FIRST, map(str.lstrip, texts))
+    return [_LABEL if letter else line_kind(t) for t, letter in zip(texts, map(str.isalpha, firsts))]
+
+
+def _two_labels_not(kind: str, nxt: str) -> bool:
+    """A label line followed by a line that is no label (where a row's figures may follow)."""
+    return kind == _LABEL and nxt != _LABEL
 
 
 @dataclass(frozen=True)
@@ -84,7 +100,12 @@ def vertical_tables(texts: list[str], stop: list[bool], taken: dict[int, tuple[i
     ``MAX_LABELS`` in a row); ``stop``: lines no table crosses (furniture, page titles);
     ``taken``: the tables already found (their lines are left alone)."""
     n = len(texts)
-    kinds = list(map(line_kind, texts))
+    kinds = _kinds(texts)
+    # a row with two figures is a label line followed by a line that is no label; a table
+    # needs MIN_ROWS of them: a document with fewer has none (most have none at all)
+    after_label = compress(range(n - 1), map(_two_labels_not, kinds, kinds[1:]))
+    if sum(1 for k in after_label if (_row_at(kinds, texts, k, n) or (0, 0))[1] >= 2) < MIN_ROWS:
+        return {}
     # a lone figure or sign is a cell here, even where page layout took it for page furniture
     stop = [s and kind not in ("figure", "sign") for s, kind in zip(stop, kinds)]
     busy = [False] * n
