@@ -32,6 +32,7 @@ ENV: dict[str, str] = {
     "bm25_analyzer": "FINCHUNK_BM25_ANALYZER",      # "" = the default analyzer
     "bm25_language": "FINCHUNK_BM25_LANGUAGE",      # "" = each document's language column
     "doc_prior": "FINCHUNK_DOC_PRIOR",              # "" = the default weight
+    "statement_prior": "FINCHUNK_STATEMENT_PRIOR",  # "" = the default weight; 0 = off
     "budgets": "FINCHUNK_BUDGETS",                  # comma-separated characters ("" = the defaults)
     "data_url": "FINCHUNK_DATA_URL",                # remote data root (fsspec URL)
     "data_endpoint_url": "FINCHUNK_DATA_ENDPOINT_URL",
@@ -66,6 +67,7 @@ class Settings:
     bm25_analyzer: str = ""
     bm25_language: str = ""
     doc_prior: str = ""
+    statement_prior: str = ""
     budgets: str = ""
     data_url: str = ""
     data_endpoint_url: str = ""

@@ -41,7 +41,8 @@ def lexical_settings(pipeline: PipelineResource, ws) -> IndexSettings:
     """The run's settings for indexes built without an embedding model."""
     analyzer, prior = pipeline.bm25_settings()
     langs, override, lang_key = bm25_languages(pipeline, ws)
-    return IndexSettings(analyzer=analyzer, doc_prior=prior, doc_languages=langs, language_override=override,
+    return IndexSettings(analyzer=analyzer, doc_prior=prior, statement_prior=pipeline.statement_prior_weight(),
+                         doc_languages=langs, language_override=override,
                          languages_key=lang_key)
 
 

@@ -40,6 +40,9 @@ class PipelineResource(ConfigurableResource):
     # weight of the document-level score in BM25 ranking (index/bm25_retriever.py); "" =
     # FINCHUNK_DOC_PRIOR or 1.0; 0 ranks chunks by their own BM25 score alone
     doc_prior: str = ""
+    # lift of the chunks inside a primary statement the question names (index/statements.py,
+    # bm25_retriever.py); "" = FINCHUNK_STATEMENT_PRIOR or 0.5; 0 turns it off
+    statement_prior: str = ""
     # context budgets (characters) the evaluation scores, comma-separated; "" =
     # FINCHUNK_BUDGETS or evaluation.budget.DEFAULT_BUDGETS
     budgets: str = ""
@@ -53,7 +56,7 @@ class PipelineResource(ConfigurableResource):
             chunkers_file=self.chunkers_file, model_path=self.model_path, data_url=self.data_url,
             data_endpoint_url=self.data_endpoint_url,
             retrievers=self.retrievers, bm25_analyzer=self.bm25_analyzer, bm25_language=self.bm25_language,
-            doc_prior=self.doc_prior, budgets=self.budgets)
+            doc_prior=self.doc_prior, statement_prior=self.statement_prior, budgets=self.budgets)
 
     def workspace(self) -> Workspace:
         return Workspace(self.settings())
@@ -154,6 +157,19 @@ class PipelineResource(ConfigurableResource):
         if prior < 0:
             raise ValueError(f"doc_prior / FINCHUNK_DOC_PRIOR must be >= 0, got {prior}")
         return analyzer, prior
+
+    def statement_prior_weight(self) -> float:
+        """The BM25 statement prior's weight (statement_prior or FINCHUNK_STATEMENT_PRIOR)."""
+        from ..index.bm25_retriever import DEFAULT_STATEMENT_PRIOR
+
+        raw = self.settings().statement_prior or str(DEFAULT_STATEMENT_PRIOR)
+        try:
+            weight = float(raw)
+        except ValueError as exc:
+            raise ValueError(f"statement_prior / FINCHUNK_STATEMENT_PRIOR: not a number: {raw!r}") from exc
+        if weight < 0:
+            raise ValueError(f"statement_prior / FINCHUNK_STATEMENT_PRIOR must be >= 0, got {weight}")
+        return weight
 
     def bm25_forced_language(self) -> str | None:
         """The language forced on every document and query of BM25, or None (the corpus's)."""

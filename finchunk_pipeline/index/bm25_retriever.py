@@ -13,6 +13,13 @@ BM25 here is two indexes over one analyzer (analyzer.py):
   (``doc_prior`` 0 = chunk scores alone, ranked exactly as rank_bm25 ranks them). Within one
   document (filtered mode) the prior is a constant and changes nothing.
 
+The statement prior (statements.py): when a question names a primary statement (balance
+sheet, income statement, cash flow statement), the chunk part of the score of each chunk that
+sits in that statement is multiplied by ``1 + statement_prior`` — in the question's best
+documents only (document score at least STATEMENT_GATE of the best allowed document's), so
+another issuer's statement does not rise above the named issuer's own passages. It needs the
+chunks' section paths (``section_paths`` at build) and the document prior; 0 turns it off.
+
 Languages (languages.py): each row and each document is analysed with its document's
 language, each query with one language (``languages=`` per query, else detected); an
 English-only index is exactly the index it was before languages existed.
@@ -28,10 +35,13 @@ from ..storage import read_json, write_bytes, write_json
 from .analyzer import DEFAULT_ANALYZER, get_analyzer
 from .bm25 import BM25Index, top_k
 from .languages import IndexLanguages, languages_key
+from .statements import named_statements, row_statements
 
 Hits = list[tuple[int, float]]  # (row, score), best first
 
 DEFAULT_DOC_PRIOR = 1.0
+DEFAULT_STATEMENT_PRIOR = 0.5
+STATEMENT_GATE = 0.9
 
 
 class Retriever(Protocol):
@@ -46,22 +56,29 @@ class BM25Retriever:
 
     def __init__(self, index: BM25Index, analyzer: str = "plain", doc_index: BM25Index | None = None,
                  row_doc: np.ndarray | None = None, doc_prior: float = 0.0,
-                 languages: IndexLanguages | None = None):
+                 languages: IndexLanguages | None = None, row_statement: np.ndarray | None = None,
+                 statement_prior: float = 0.0):
         self.index = index
         self.languages = languages or IndexLanguages()
         self.analyzer_name = analyzer
         self.analyzer = get_analyzer(analyzer, self.languages.main)
         self.doc_index, self.row_doc = doc_index, row_doc
         self.doc_prior = doc_prior if doc_index is not None else 0.0
+        on = self.doc_prior and statement_prior and row_statement is not None and bool(row_statement.any())
+        self.row_statement = row_statement if on else None
+        self.statement_prior = float(statement_prior) if on else 0.0
 
     @classmethod
     def build(cls, texts: Sequence[str], analyzer: str = DEFAULT_ANALYZER, doc_ids: Sequence[str] | None = None,
               doc_texts: dict[str, str] | None = None, doc_prior: float = DEFAULT_DOC_PRIOR,
-              doc_languages: dict[str, str] | None = None, language_override: str | None = None) -> "BM25Retriever":
+              doc_languages: dict[str, str] | None = None, language_override: str | None = None,
+              section_paths: Sequence | None = None,
+              statement_prior: float = DEFAULT_STATEMENT_PRIOR) -> "BM25Retriever":
         """``doc_ids`` (per row) and ``doc_texts`` (per document) give the document prior;
         ``doc_languages`` ({doc_id: analysis language}, with ``doc_ids``) the analyzer of
         each row and document (English without); ``language_override`` is recorded so every
-        query of an index built in one forced language is analysed in it too."""
+        query of an index built in one forced language is analysed in it too;
+        ``section_paths`` (per row) the statement prior (with the document prior)."""
         langs = IndexLanguages.of_rows(doc_ids, doc_languages, language_override)
         row_langs = [langs.of_doc(d) for d in doc_ids] if doc_ids is not None else [langs.main] * len(texts)
         index = BM25Index.build([get_analyzer(analyzer, lang).terms(t) for t, lang in zip(texts, row_langs)])
@@ -70,7 +87,9 @@ class BM25Retriever:
         docs = sorted(set(doc_ids))
         pos = {d: i for i, d in enumerate(docs)}
         doc_index = BM25Index.build([get_analyzer(analyzer, langs.of_doc(d)).terms(doc_texts.get(d, "")) for d in docs])
-        return cls(index, analyzer, doc_index, np.array([pos[d] for d in doc_ids], dtype=np.int64), doc_prior, langs)
+        statements = row_statements(section_paths) if section_paths is not None and statement_prior else None
+        return cls(index, analyzer, doc_index, np.array([pos[d] for d in doc_ids], dtype=np.int64), doc_prior, langs,
+                   statements, statement_prior)
 
     @property
     def analyzer_key(self) -> str:
@@ -78,6 +97,8 @@ class BM25Retriever:
 
     def describe(self) -> dict:
         out = {"analyzer": self.analyzer_key, "doc_prior": self.doc_prior}
+        if self.statement_prior:
+            out["statement_prior"] = self.statement_prior
         if self.languages.present != ("en",):
             out["languages"] = list(self.languages.present)
         return out
@@ -94,6 +115,9 @@ class BM25Retriever:
             write_bytes(folder / "row_doc.npy", _npy(self.row_doc))
         meta = {"analyzer": self.analyzer_name, "analyzer_version": get_analyzer(self.analyzer_name).version,
                 "doc_prior": self.doc_prior}
+        if self.statement_prior:
+            write_bytes(folder / "row_statement.npy", _npy(self.row_statement))
+            meta["statement_prior"] = self.statement_prior
         if self.languages.present != ("en",) or self.languages.override:
             meta["analyzer_keys"] = {lang: get_analyzer(self.analyzer_name, lang).key for lang in self.languages.present}
             meta.update(self.languages.to_json())
@@ -115,7 +139,10 @@ class BM25Retriever:
         index = BM25Index.load(folder)
         if meta.get("doc_prior") and (folder / "documents").exists():
             row_doc = np.load(folder / "row_doc.npy", allow_pickle=False)
-            return cls(index, analyzer, BM25Index.load(folder / "documents"), row_doc, float(meta["doc_prior"]), langs)
+            statement_prior = float(meta.get("statement_prior", 0.0))
+            statements = np.load(folder / "row_statement.npy", allow_pickle=False) if statement_prior else None
+            return cls(index, analyzer, BM25Index.load(folder / "documents"), row_doc, float(meta["doc_prior"]), langs,
+                       statements, statement_prior)
         return cls(index, analyzer, languages=langs)
 
     def query_terms(self, query: str, language: str | None = None) -> list[str]:
@@ -128,17 +155,37 @@ class BM25Retriever:
         hints = languages if languages is not None else [None] * len(queries)
         return [self.query_terms(q, h) for q, h in zip(queries, hints)]
 
-    def iter_scores(self, queries: Sequence[str], languages: Sequence[str | None] | None = None) -> Iterator[np.ndarray]:
+    def iter_scores(self, queries: Sequence[str], languages: Sequence[str | None] | None = None,
+                    allowed: Sequence[np.ndarray | None] | None = None) -> Iterator[np.ndarray]:
         """Each query's (N,) ranking scores in turn (chunk BM25, plus the document prior when
-        there is one), possibly in a reused buffer: read or copy a row before the next."""
+        there is one, and the statement prior), possibly in a reused buffer: read or copy a
+        row before the next. ``allowed`` (the row masks ranking will use) only sets which
+        documents the statement prior's gate compares with."""
         terms = self._terms(queries, languages)
         if not self.doc_prior:
             yield from self.index.iter_scores(terms)
             return
-        for row, docs in zip(self.index.iter_scores(terms), self.doc_index.iter_scores(terms)):
+        for i, (row, docs) in enumerate(zip(self.index.iter_scores(terms), self.doc_index.iter_scores(terms))):
             cmax = max(row.max(initial=0.0), 1e-12)
             dmax = max(docs.max(initial=0.0), 1e-12)
-            yield row / cmax + self.doc_prior * (docs / dmax)[self.row_doc]
+            chunk = row / cmax
+            named = named_statements(queries[i]) if self.statement_prior else 0
+            if named:
+                chunk = self._lift_statement(chunk, docs, named, allowed[i] if allowed is not None else None)
+            yield chunk + self.doc_prior * (docs / dmax)[self.row_doc]
+
+    def _lift_statement(self, chunk: np.ndarray, docs: np.ndarray, named: int,
+                        allowed: np.ndarray | None) -> np.ndarray:
+        """The statement prior: rows of a named statement, in documents scoring at least
+        STATEMENT_GATE of the best allowed document, get their chunk score x (1 + weight)."""
+        best = docs[np.unique(self.row_doc[allowed])].max(initial=0.0) if allowed is not None else docs.max(initial=0.0)
+        if best <= 0:
+            return chunk
+        lift = ((self.row_statement & named) != 0) & (docs[self.row_doc] >= STATEMENT_GATE * best)
+        if lift.any():
+            chunk = chunk.copy() if not chunk.flags.writeable else chunk
+            chunk[lift] *= 1.0 + self.statement_prior
+        return chunk
 
     def scores_many(self, queries: Sequence[str], languages: Sequence[str | None] | None = None) -> np.ndarray:
         """(Q, N) ranking scores; ``languages``: each query's language when known (else
@@ -151,7 +198,7 @@ class BM25Retriever:
     def search_many(self, queries, k, allowed=None, languages=None) -> list[Hits]:
         """Each query scored into one row and ranked at once (no (Q, N) matrix)."""
         out: list[Hits] = []
-        for i, row in enumerate(self.iter_scores(queries, languages)):
+        for i, row in enumerate(self.iter_scores(queries, languages, allowed)):
             idx = top_k(row, k, allowed[i] if allowed is not None else None)
             out.append([(int(r), float(row[r])) for r in idx])
         return out

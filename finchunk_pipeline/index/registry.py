@@ -32,6 +32,7 @@ class IndexSettings:
 
     analyzer: str = ""                                # BM25 analyzer ("" = index.analyzer.DEFAULT_ANALYZER)
     doc_prior: float | None = None                    # None = bm25_retriever.DEFAULT_DOC_PRIOR
+    statement_prior: float | None = None              # None = bm25_retriever.DEFAULT_STATEMENT_PRIOR
     doc_languages: dict[str, str] | None = None       # {doc_id: analysis language}
     language_override: str | None = None
     languages_key: str = ""                           # names the analyzers of the languages present
