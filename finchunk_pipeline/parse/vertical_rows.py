@@ -62,7 +62,7 @@ def _kinds(texts: list[str]) -> list[str]:
     return [_LABEL if letter else line_kind(t) for t, letter in zip(texts, map(str.isalpha, firsts))]
 
 
-def _two_labels_not(kind: str, nxt: str) -> bool:
+def _label_then_other(kind: str, nxt: str) -> bool:
     """A label line followed by a line that is no label (where a row's figures may follow)."""
     return kind == _LABEL and nxt != _LABEL
 
@@ -103,8 +103,10 @@ def vertical_tables(texts: list[str], stop: list[bool], taken: dict[int, tuple[i
     kinds = _kinds(texts)
     # a row with two figures is a label line followed by a line that is no label; a table
     # needs MIN_ROWS of them: a document with fewer has none (most have none at all)
-    after_label = compress(range(n - 1), map(_two_labels_not, kinds, kinds[1:]))
-    if sum(1 for k in after_label if (_row_at(kinds, texts, k, n) or (0, 0))[1] >= 2) < MIN_ROWS:
+    # (the rows read here are the scan's first memo entries)
+    memo: dict[int, tuple[int, int] | None] = {
+        k: _row_at(kinds, texts, k, n) for k in compress(range(n - 1), map(_label_then_other, kinds, kinds[1:]))}
+    if sum(1 for row in memo.values() if (row or (0, 0))[1] >= 2) < MIN_ROWS:
         return {}
     # a lone figure or sign is a cell here, even where page layout took it for page furniture
     stop = [s and kind not in ("figure", "sign") for s, kind in zip(stop, kinds)]
@@ -113,7 +115,6 @@ def vertical_tables(texts: list[str], stop: list[bool], taken: dict[int, tuple[i
         for k in range(h, last + 1):
             busy[k] = True
     out: dict[int, tuple[int, int]] = {}
-    memo: dict[int, tuple[int, int] | None] = {}
 
     def row_at(j: int) -> tuple[int, int] | None:   # each label line's row read once
         if j not in memo:
