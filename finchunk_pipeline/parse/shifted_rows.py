@@ -86,22 +86,27 @@ class Row:
     cells: list[str]
 
 
-def is_shifted_table(body: list[str]) -> bool:
-    """Most of the table's lines with figures open with them (``MIN_SHIFTED`` at least)."""
-    opening = sum(1 for t in body if lead_figures(t) is not None)
+def is_shifted_table(body: list[str], leads: list[LeadFigures | None] | None = None) -> bool:
+    """Most of the table's lines with figures open with them (``MIN_SHIFTED`` at least).
+    ``leads``: ``lead_figures`` of each line of ``body``, when the caller has read them."""
+    if leads is None:
+        leads = list(map(lead_figures, body))
+    opening = sum(1 for lead in leads if lead is not None)
     with_figures = sum(1 for t in body if _ONE.search(t))
     return opening >= MIN_SHIFTED and opening >= SHIFTED_SHARE * with_figures
 
 
-def shifted_rows(body: list[tuple[int, int, str]]) -> list[Row]:
+def shifted_rows(body: list[tuple[int, int, str]], leads: list[LeadFigures | None] | None = None) -> list[Row]:
     """Rows of a shifted table body (``(start, end, text)`` of each non-blank line, in order):
     each label (a whole label line, or what follows a line's opening figures) with the
     figures that open the next line; a label with no figures below it is a row of its own,
-    and figures with no label above them (the table's first line) a row without a label."""
+    and figures with no label above them (the table's first line) a row without a label.
+    ``leads``: ``lead_figures`` of each line's text, when the caller has read them."""
+    if leads is None:
+        leads = [lead_figures(text) for _, _, text in body]
     out: list[Row] = []
     label: tuple[int, int, str] | None = None   # the pending label: absolute span, text
-    for s, e, text in body:
-        lead = lead_figures(text)
+    for (s, e, text), lead in zip(body, leads):
         if lead is None:   # a label line (or a line that is no statement row: kept whole)
             if label is not None:
                 out.append(Row(label[0], label[1], [label[2]]))
