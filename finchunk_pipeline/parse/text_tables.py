@@ -23,7 +23,7 @@ from .line_kinds import NUM_CELL, YEAR_CELL, cites
 from .lines import UNIT
 from .model import Block, BlockKind
 from .row_figures import FIG_END, is_label_figures_row, label_and_figures, trailing_figures
-from .shifted_rows import is_shifted_line, is_shifted_table, lead_figures, shifted_rows
+from .shifted_rows import is_shifted_line, recut_if_shifted
 from .vertical_rows import vertical_rows
 
 LineText = Callable[[int], str]   # line number -> the line's text
@@ -190,12 +190,8 @@ def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: 
     body of one cell per line (``vertical_rows.py``) into rows from each label to its figures."""
     data_lines = [k for k in range(i, last + 1) if not blank[k]]
     header_lines = list(range(h, i))
-    recut = None
-    data_texts = [L(k) for k in data_lines] if shifted else []
-    leads = list(map(lead_figures, data_texts))   # read once: the test and the re-cut both need them
-    if shifted and is_shifted_table(data_texts, leads):
-        recut = shifted_rows([(lines[k][0], lines[k][1], t) for k, t in zip(data_lines, data_texts)], leads)
-    elif shifted and not any(row[k] for k in data_lines):   # no row line: a table vertical_tables found
+    recut = recut_if_shifted([(lines[k][0], lines[k][1], L(k)) for k in data_lines]) if shifted else None
+    if shifted and recut is None and not any(row[k] for k in data_lines):   # no row line: a table vertical_tables found
         data_lines = [k for k in range(i, last + 1) if L(k).strip()]   # lone figures taken for page numbers too
         recut = vertical_rows([(lines[k][0], lines[k][1], L(k)) for k in data_lines])
         header_lines = [k for k in header_lines if L(k).strip()]
