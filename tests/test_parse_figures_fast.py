@@ -1,6 +1,8 @@
 """Shortcuts of the text parser's figure tests (issue 16) against the plain definitions, on
-generated lines: the figures that open a line (a year told by its length) and the re-cut of a
-shifted table reading each line's lead figures once (``recut_if_shifted``)."""
+generated lines: the pre-check of a label followed by figures (``may_end_with_figures`` never
+refuses a line ``is_label_figures_row`` takes), the figures that open a line (a year told by its
+length) and the re-cut of a shifted table reading each line's lead figures once
+(``recut_if_shifted``)."""
 import random
 
 from finchunk_pipeline.parse import row_figures as rf
@@ -15,6 +17,17 @@ SPACES = [" ", " ", "  ", "   ", "\t", "\xa0", " \xa0 ", "\u2009", "\u3000", "\x
 def _line(rng: random.Random) -> str:
     pieces = [rng.choice(FIGURES if rng.random() < 0.6 else WORDS) for _ in range(rng.randint(1, 7))]
     return rng.choice(["", " ", "\xa0"]) + "".join(p + rng.choice(SPACES) for p in pieces)[:-1] + rng.choice(["", " ", "\t"])
+
+
+def test_may_end_with_figures_never_refuses_a_row():
+    rng = random.Random(21)
+    taken = 0
+    for _ in range(40000):
+        line = _line(rng)
+        if rf.is_label_figures_row(line):
+            taken += 1
+            assert rf.may_end_with_figures(line), repr(line)
+    assert taken > 1500
 
 
 def _plain_lead_figures(line: str):

@@ -22,7 +22,7 @@ from .footnotes import cited_marks
 from .line_kinds import NUM_CELL, YEAR_CELL, cites
 from .lines import UNIT
 from .model import Block, BlockKind
-from .row_figures import FIG_END, is_label_figures_row, label_and_figures, trailing_figures
+from .row_figures import FIG_END, is_label_figures_row, label_and_figures, may_end_with_figures, trailing_figures
 from .shifted_rows import is_shifted_line, recut_if_shifted
 from .vertical_rows import vertical_rows
 
@@ -117,7 +117,7 @@ def rows(text: str, lines: list[str], blank: list[bool], title: list[bool],
             row[k] = _row_spaced(y)
     ends = map(FIG_END.__contains__, map(_LAST, map(str.rstrip, lines)))
     for k in compress(count(), map(and_, ends, free)):
-        if not row[k]:
+        if not row[k] and may_end_with_figures(lines[k]):
             row[k] = is_label_figures_row(lines[k])
     if shifted:
         opens = map(_FIGURE_FIRST_CHARS.__contains__, map(_FIRST, map(str.lstrip, lines)))
