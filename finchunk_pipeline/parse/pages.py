@@ -135,8 +135,8 @@ def _edge_lines(starts: list[int], ends: list[bool], blank: list[bool]) -> list[
                 near.add(j)
                 seen += 1
             j += 1
-    for k in range(n):
-        if ends[k] and k not in is_start:
+    for k in compress(range(n), ends):
+        if k not in is_start:
             j, seen = k, 0
             while j >= 0 and seen < EDGE:
                 if not blank[j]:

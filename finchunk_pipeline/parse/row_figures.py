@@ -24,6 +24,9 @@ _FORMATTED = re.compile(r"[$€£¥,.()%]|^[—–-]{1,3}$")
 _NOTE_MARK = re.compile(r"\(\d\)")
 _FIG_CHARS = "0123456789,.$€£¥()%—–- \t\r\x0b\x0c\xa0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 FIG_END = frozenset("0123456789)%—–-")   # the last character of any figure
+_FIG_SPACES = "".join(c for c in _FIG_CHARS if c.isspace())
+_FIG_MARKS = "".join(c for c in _FIG_CHARS if not c.isspace())
+_FIG_MARK_SET = frozenset(_FIG_MARKS)
 
 
 def trailing_figures(line: str, min_figures: int = 2) -> list[tuple[int, int]] | None:
@@ -63,6 +66,14 @@ def _trailing_figures(line: str, min_figures: int) -> tuple[tuple[int, int], ...
     if not figs or sum(1 for a, b in figs if not YEAR_CELL.fullmatch(tail, a, b)) < min_figures:
         return None
     return tuple(figs)
+
+
+def may_end_with_figures(line: str) -> bool:
+    """What ``is_label_figures_row`` needs, without a regex: the line's trailing run of figure
+    characters (``_FIG_CHARS``, where ``_trailing_figures`` looks for its figures) holds two
+    pieces apart by whitespace — the line's last piece is figure characters only and the piece
+    before it ends in one."""
+    return line.rstrip().rstrip(_FIG_MARKS).rstrip(_FIG_SPACES)[-1:] in _FIG_MARK_SET
 
 
 def is_label_figures_row(line: str) -> bool:

@@ -31,6 +31,7 @@ _LEAD_FIGURE = rf"\([$€£¥]\s?\d[\d,]*(?:\.\d+)?\s?\)|{FIGURE}"
 # a run of figures opening a line, then a label with a letter (the next row's label)
 _LEAD = re.compile(rf"[^\S\n]*((?:{_LEAD_FIGURE})(?:[^\S\n]+(?:{_LEAD_FIGURE}))*)(?:[^\S\n]+(?=\S)|[^\S\n]*$)")
 _ONE = re.compile(_LEAD_FIGURE)
+_SPAN = re.Match.span
 _LETTER = re.compile(r"[^\W\d_]")
 _OPENS = frozenset("$€£¥(0123456789—–-")   # the first character of a figure
 _CONTINUES = _OPENS | {")"}                # ... or of what follows a space inside one ("$ 5", "(425 )")
@@ -55,8 +56,9 @@ def lead_figures(line: str) -> LeadFigures | None:
     m = _LEAD.match(line)
     if m is None:
         return None
-    figs = tuple((f.start(), f.end()) for f in _ONE.finditer(line, m.start(1), m.end(1)))
-    if sum(1 for a, b in figs if not YEAR_CELL.fullmatch(line, a, b)) < 2:
+    figs = tuple(map(_SPAN, _ONE.finditer(line, m.start(1), m.end(1))))
+    years = sum(1 for a, b in figs if b - a == 4 and YEAR_CELL.fullmatch(line, a, b))   # a year has 4 characters
+    if len(figs) - years < 2:
         return None
     rest = line[m.end():].rstrip()
     if rest and (not _LETTER.search(rest) or is_label_figures_row(rest)):
@@ -86,22 +88,42 @@ class Row:
     cells: list[str]
 
 
-def is_shifted_table(body: list[str]) -> bool:
-    """Most of the table's lines with figures open with them (``MIN_SHIFTED`` at least)."""
-    opening = sum(1 for t in body if lead_figures(t) is not None)
+def is_shifted_table(body: list[str], leads: list[LeadFigures | None] | None = None) -> bool:
+    """Most of the table's lines with figures open with them (``MIN_SHIFTED`` at least).
+    ``leads``: ``lead_figures`` of each line of ``body``, when the caller has read them."""
+    if leads is None:
+        leads = list(map(lead_figures, body))
+    opening = sum(1 for lead in leads if lead is not None)
+    if opening < MIN_SHIFTED:
+        return False
     with_figures = sum(1 for t in body if _ONE.search(t))
-    return opening >= MIN_SHIFTED and opening >= SHIFTED_SHARE * with_figures
+    return opening >= SHIFTED_SHARE * with_figures
 
 
-def shifted_rows(body: list[tuple[int, int, str]]) -> list[Row]:
+def recut_if_shifted(body: list[tuple[int, int, str]]) -> list[Row] | None:
+    """``shifted_rows(body)`` when the body's texts are a shifted table (``is_shifted_table``),
+    else None. Each line's lead figures are read once, and only where the line may open with
+    figures (``may_open_with_figures``): a body with fewer such lines than ``MIN_SHIFTED`` is
+    no shifted table, told without a regex."""
+    texts = [t for _, _, t in body]
+    may = list(map(may_open_with_figures, texts))
+    if sum(may) < MIN_SHIFTED:
+        return None
+    leads = [lead_figures(t) if m else None for t, m in zip(texts, may)]
+    return shifted_rows(body, leads) if is_shifted_table(texts, leads) else None
+
+
+def shifted_rows(body: list[tuple[int, int, str]], leads: list[LeadFigures | None] | None = None) -> list[Row]:
     """Rows of a shifted table body (``(start, end, text)`` of each non-blank line, in order):
     each label (a whole label line, or what follows a line's opening figures) with the
     figures that open the next line; a label with no figures below it is a row of its own,
-    and figures with no label above them (the table's first line) a row without a label."""
+    and figures with no label above them (the table's first line) a row without a label.
+    ``leads``: ``lead_figures`` of each line's text, when the caller has read them."""
+    if leads is None:
+        leads = [lead_figures(text) for _, _, text in body]
     out: list[Row] = []
     label: tuple[int, int, str] | None = None   # the pending label: absolute span, text
-    for s, e, text in body:
-        lead = lead_figures(text)
+    for (s, e, text), lead in zip(body, leads):
         if lead is None:   # a label line (or a line that is no statement row: kept whole)
             if label is not None:
                 out.append(Row(label[0], label[1], [label[2]]))

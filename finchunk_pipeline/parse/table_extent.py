@@ -14,39 +14,47 @@ def find_tables(n: int, row: list[bool], blank: list[bool], L: LineText,
     """Table extents: header start line -> (first row, last line). ``joins_above(h)``: line
     h-1 belongs to the same block as line h (a header line may only be taken from there)."""
     tables: dict[int, tuple[int, int]] = {}
+    known: dict[int, bool] = {}
+
+    def header(j: int) -> bool:   # is_header_line(L(j)), read once per line (asked up to four times)
+        if j not in known:
+            known[j] = is_header_line(L(j))
+        return known[j]
     prev_end = 0
     for k in [k for k in range(n) if row[k]]:
-        if k < prev_end or not _table_follows(k, n, row, blank, L):
+        if k < prev_end or not _table_follows(k, n, row, blank, L, header):
             continue
         last = _table_extent(k, n, row, blank, L)
         h = k
-        while h > prev_end and k - h < 3 and not blank[h - 1] and joins_above(h) and is_header_line(L(h - 1)):
+        while h > prev_end and k - h < 3 and not blank[h - 1] and joins_above(h) and header(h - 1):
             h -= 1
         first = k
         if h == k:  # "2019  2018" / "Assets" / "Current assets:" / first row: labels under the header
-            h, first = _header_over_labels(k, prev_end, blank, L, joins_above)
+            h, first = _header_over_labels(k, prev_end, blank, L, joins_above, header)
         tables[h] = (first, last)
         prev_end = last + 1
     return tables
 
 
 def _header_over_labels(k: int, prev_end: int, blank: list[bool], L: LineText,
-                        joins_above: Callable[[int], bool]) -> tuple[int, int]:
+                        joins_above: Callable[[int], bool], header: Callable[[int], bool]) -> tuple[int, int]:
     """(header start, first body line) when up to two short label lines ("Assets", "Current
     assets:") separate the first row ``k`` from header lines above them; else (k, k). The
-    label lines are the table's first body lines."""
+    label lines are the table's first body lines. ``header(j)``: ``is_header_line(L(j))``."""
     j = k
     while j > prev_end and k - j < 2 and not blank[j - 1] and joins_above(j) and _label_line(L(j - 1).strip()) \
-            and not is_header_line(L(j - 1)):
+            and not header(j - 1):
         j -= 1
     h = j
-    while h > prev_end and j - h < 3 and not blank[h - 1] and joins_above(h) and is_header_line(L(h - 1)):
+    while h > prev_end and j - h < 3 and not blank[h - 1] and joins_above(h) and header(h - 1):
         h -= 1
     return (h, j) if h < j < k else (k, k)
 
 
-def _table_follows(i: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> bool:
-    """Line i is a numeric row; is it part of a table (another numeric row nearby)?"""
+def _table_follows(i: int, n: int, row: list[bool], blank: list[bool], L: LineText,
+                   header: Callable[[int], bool]) -> bool:
+    """Line i is a numeric row; is it part of a table (another numeric row nearby, or a header
+    line above: ``header(j)`` is ``is_header_line(L(j))``)?"""
     j = i + 1
     gap = 0
     while j < n and gap <= 1:
@@ -58,7 +66,7 @@ def _table_follows(i: int, n: int, row: list[bool], blank: list[bool], L: LineTe
             continue
         break
     # or a multi-column header line directly above
-    return i > 0 and is_header_line(L(i - 1))
+    return i > 0 and header(i - 1)
 
 
 def _table_extent(i: int, n: int, row: list[bool], blank: list[bool], L: LineText) -> int:

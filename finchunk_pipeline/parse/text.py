@@ -92,7 +92,7 @@ def _parse(doc_id: str, text: str, meta: dict[str, Any] | None = None) -> Parsed
                          lambda h: not lines.ff_after[h - 1] and not lines.title[h - 1])
     # statements of one cell per line (parse/vertical_rows.py); no table crosses page furniture,
     # a page title or a form feed
-    ends = [f or t or (k > 0 and lines.ff_after[k - 1]) for k, (f, t) in enumerate(zip(lines.furniture, lines.title))]
+    ends = list(map(or_, map(or_, lines.furniture, lines.title), [False] + lines.ff_after[:-1]))
     tables.update(vertical_tables(lines.texts, ends, tables))
     stops = _stops(lines, tables)
     # an empty line (never furniture, nor a table's first line) emits nothing: skipped

@@ -22,8 +22,8 @@ from .footnotes import cited_marks
 from .line_kinds import NUM_CELL, YEAR_CELL, cites
 from .lines import UNIT
 from .model import Block, BlockKind
-from .row_figures import FIG_END, is_label_figures_row, label_and_figures, trailing_figures
-from .shifted_rows import is_shifted_line, is_shifted_table, shifted_rows
+from .row_figures import FIG_END, is_label_figures_row, label_and_figures, may_end_with_figures, trailing_figures
+from .shifted_rows import is_shifted_line, recut_if_shifted
 from .vertical_rows import vertical_rows
 
 LineText = Callable[[int], str]   # line number -> the line's text
@@ -117,7 +117,7 @@ def rows(text: str, lines: list[str], blank: list[bool], title: list[bool],
             row[k] = _row_spaced(y)
     ends = map(FIG_END.__contains__, map(_LAST, map(str.rstrip, lines)))
     for k in compress(count(), map(and_, ends, free)):
-        if not row[k]:
+        if not row[k] and may_end_with_figures(lines[k]):
             row[k] = is_label_figures_row(lines[k])
     if shifted:
         opens = map(_FIGURE_FIRST_CHARS.__contains__, map(_FIRST, map(str.lstrip, lines)))
@@ -190,10 +190,8 @@ def emit_table(d: DocBuilder, text: str, lines, h: int, i: int, last: int, row: 
     body of one cell per line (``vertical_rows.py``) into rows from each label to its figures."""
     data_lines = [k for k in range(i, last + 1) if not blank[k]]
     header_lines = list(range(h, i))
-    recut = None
-    if shifted and is_shifted_table([L(k) for k in data_lines]):
-        recut = shifted_rows([(lines[k][0], lines[k][1], L(k)) for k in data_lines])
-    elif shifted and not any(row[k] for k in data_lines):   # no row line: a table vertical_tables found
+    recut = recut_if_shifted([(lines[k][0], lines[k][1], L(k)) for k in data_lines]) if shifted else None
+    if shifted and recut is None and not any(row[k] for k in data_lines):   # no row line: a table vertical_tables found
         data_lines = [k for k in range(i, last + 1) if L(k).strip()]   # lone figures taken for page numbers too
         recut = vertical_rows([(lines[k][0], lines[k][1], L(k)) for k in data_lines])
         header_lines = [k for k in header_lines if L(k).strip()]

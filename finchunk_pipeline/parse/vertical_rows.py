@@ -24,17 +24,24 @@ signs ("$ 34,704", "(1,444)").
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass
-from itertools import compress
-from operator import itemgetter
+from itertools import accumulate, compress, count
+from operator import and_, itemgetter, not_
 
 from .line_kinds import YEAR_CELL
 
 _FIGURE_LINE = re.compile(r"\(?[$€£¥]?\s?(?:\d[\d,]*(?:\.\d+)?|[—–-])\s?\)?%?")
-_SIGNS = frozenset("$€£¥()%")
+_SIGN_CHARS = "$€£¥()%"
 _LETTERS = re.compile(r"[^\W\d_]")
 _FIRST = itemgetter(slice(1))   # a string's first character ("" for "")
 _LABEL = "label"
+_BLANK = "blank"
+_FIGURE = "figure"
+_NOT_CELL = frozenset((_LABEL, _BLANK))   # kinds of line that are no cell
+# the first character of a sign line (``_SIGN_CHARS``) or of a ``_FIGURE_LINE`` besides a decimal digit
+_OPENS = frozenset("$€£¥()%—–-")
 MIN_ROWS = 3           # rows with two or more figures a vertical table needs
 MAX_LABELS = 2         # label lines without figures in a row inside a table
 MAX_LABEL_CHARS = 120  # a longer line is prose, never a row label
@@ -48,7 +55,7 @@ def line_kind(text: str) -> str:
         return "blank"
     if s[0].isalpha():   # neither a sign nor a figure starts with a letter
         return "label"
-    if all(c in _SIGNS for c in s):
+    if not s.strip(_SIGN_CHARS):   # every character a sign
         return "sign"
     if _FIGURE_LINE.fullmatch(s):
         return "figure"
@@ -56,15 +63,15 @@ def line_kind(text: str) -> str:
 
 
 def _kinds(texts: list[str]) -> list[str]:
-    """``line_kind`` of every line; a line whose first non-blank character is a letter is a
-    label without a call (most lines)."""
-    firsts = map(_FIRST, map(str.lstrip, texts))
-    return [_LABEL if letter else line_kind(t) for t, letter in zip(texts, map(str.isalpha, firsts))]
-
-
-def _two_labels_not(kind: str, nxt: str) -> bool:
-    """A label line followed by a line that is no label (where a row's figures may follow)."""
-    return kind == _LABEL and nxt != _LABEL
+    """``line_kind`` of every line, told by its first non-blank character where that decides
+    (decided once per distinct character): none is a blank line; one that neither a sign nor
+    a figure starts with (``_OPENS``, a decimal digit) a label; only the others are read."""
+    firsts = list(map(_FIRST, map(str.lstrip, texts)))
+    told = {c: _BLANK if not c else None if c in _OPENS or c.isdecimal() else _LABEL for c in set(firsts)}
+    kinds = list(map(told.__getitem__, firsts))
+    for j in compress(count(), map(not_, kinds)):
+        kinds[j] = line_kind(texts[j])
+    return kinds
 
 
 @dataclass(frozen=True)
@@ -101,53 +108,86 @@ def vertical_tables(texts: list[str], stop: list[bool], taken: dict[int, tuple[i
     ``taken``: the tables already found (their lines are left alone)."""
     n = len(texts)
     kinds = _kinds(texts)
-    # a row with two figures is a label line followed by a line that is no label; a table
-    # needs MIN_ROWS of them: a document with fewer has none (most have none at all)
-    after_label = compress(range(n - 1), map(_two_labels_not, kinds, kinds[1:]))
-    if sum(1 for k in after_label if (_row_at(kinds, texts, k, n) or (0, 0))[1] >= 2) < MIN_ROWS:
+    label_lines = list(compress(range(n), map(_LABEL.__eq__, kinds)))
+    # a table needs MIN_ROWS rows with two figures: a document with fewer has none (most
+    # have none at all)
+    rank = list(accumulate(map(_LABEL.__eq__, kinds), initial=0))   # label lines before each line
+    fulls = _full_rows(kinds, texts, label_lines, rank)
+    if len(fulls) < MIN_ROWS:
         return {}
     # a lone figure or sign is a cell here, even where page layout took it for page furniture
-    stop = [s and kind not in ("figure", "sign") for s, kind in zip(stop, kinds)]
+    stop = list(map(and_, stop, map(_NOT_CELL.__contains__, kinds)))
     busy = [False] * n
     for h, (_, last) in taken.items():
         for k in range(h, last + 1):
             busy[k] = True
     out: dict[int, tuple[int, int]] = {}
-    memo: dict[int, tuple[int, int] | None] = {}
-
-    def row_at(j: int) -> tuple[int, int] | None:   # each label line's row read once
-        if j not in memo:
-            memo[j] = _row_at(kinds, texts, j, n)
-        return memo[j]
+    memo: dict[int, tuple[int, int] | None] = {}   # the rows read (line -> _row_at)
+    # a run reaches a row with two figures only across at most MAX_LABELS label lines (its
+    # first included): a label line with more before the next such row starts no table
     k = 0
     while k < n:
-        if busy[k] or stop[k] or kinds[k] != "label":
+        if busy[k] or stop[k] or kinds[k] != _LABEL:
             k += 1
             continue
-        first, last, full, labels, j = k, None, 0, 0, k
-        while j < n and not busy[j] and not stop[j]:
-            if kinds[j] != "label":
-                j += 1
-                continue
-            row = row_at(j)
-            if row is None:
-                break
-            row_last, figures = row
-            if figures >= 2:
-                full, labels, last = full + 1, 0, row_last
-            else:  # a group label ("Current assets:") or a label that wraps around a figure
-                labels += 1   # ("... allowance for doubtful accounts of $ 650 and $ 633 ...")
-                if labels > MAX_LABELS:
-                    break
-            if any(stop[x] for x in range(j, row_last + 1)):
-                break
-            j = row_last + 1
+        f = bisect_left(fulls, k)
+        if f == len(fulls):   # no row with two figures at or after k
+            break
+        if rank[fulls[f]] - rank[k] > MAX_LABELS:
+            k = label_lines[rank[fulls[f]] - MAX_LABELS]
+            continue
+        full, last, resume = _run_from(k, kinds, texts, busy, stop, memo)
         if full >= MIN_ROWS and last is not None:
-            out[_header_start(texts, first, busy)] = (first, last)
+            out[_header_start(texts, k, busy)] = (k, last)
             k = last + 1
-        else:
-            k += 1
+        else:   # no run starting before ``resume`` holds MIN_ROWS rows either (``_run_from``)
+            k = max(k + 1, resume)
     return out
+
+
+def _run_from(k: int, kinds: list[str], texts: list[str], busy: list[bool], stop: list[bool],
+              memo: dict[int, tuple[int, int] | None]) -> tuple[int, int | None, int]:
+    """The run of rows from label line ``k``: (its rows with two or more figures, the last line
+    of the last of them, ``resume``). The run meets every label line from k on and ends at a
+    busy or stop line, a line that is no row label, a stop line inside a row, or the
+    ``MAX_LABELS + 1``-th label line in a row without two figures. A run starting at a label
+    line after k and before ``resume`` follows the same lines, ends there too and has no more
+    rows: the line where the run ended, or, when it ended at too many labels, the line after
+    the first of those labels (a run from a later one starts with fewer labels in a row).
+    ``memo``: the rows read so far (line -> ``_row_at``), added to."""
+    n = len(kinds)
+    last, full, labels, j, first_label = None, 0, 0, k, k
+    while j < n and not busy[j] and not stop[j]:
+        if kinds[j] != _LABEL:
+            j += 1
+            continue
+        row = memo[j] if j in memo else memo.setdefault(j, _row_at(kinds, texts, j, n))
+        if row is None:
+            return full, last, j
+        row_last, figures = row
+        if figures >= 2:
+            full, labels, last = full + 1, 0, row_last
+        else:  # a group label ("Current assets:") or a label that wraps around a figure
+            labels += 1   # ("... allowance for doubtful accounts of $ 650 and $ 633 ...")
+            if labels == 1:
+                first_label = j
+            if labels > MAX_LABELS:
+                return full, last, first_label + 1
+        if row_last > j and any(stop[x] for x in range(j + 1, row_last + 1)):   # stop[j] is False
+            return full, last, j
+        j = row_last + 1
+    return full, last, j
+
+
+def _full_rows(kinds: list[str], texts: list[str], label_lines: list[int], rank: list[int]) -> list[int]:
+    """The label lines whose row (``_row_at``) has two or more figures, in order. A row runs
+    from its label to the next label line, so each figure line that is no year counts for
+    the last label line above it (``label_lines[rank[j] - 1]``; ``rank[j]``: the label lines
+    before line j)."""
+    count_of = Counter(rank[j] for j in compress(range(len(kinds)), map(_FIGURE.__eq__, kinds))
+                       if not YEAR_CELL.fullmatch(texts[j].strip()))
+    labels = [label_lines[r - 1] for r in sorted(count_of) if r > 0 and count_of[r] >= 2]
+    return [k for k in labels if len(texts[k].strip()) <= MAX_LABEL_CHARS]
 
 
 def _header_start(texts: list[str], first: int, busy: list[bool]) -> int:
