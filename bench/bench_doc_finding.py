@@ -3,7 +3,14 @@ labelled set, by document-level BM25 — the document prior alone (finance analy
 document's whole text). It bounds what chunking can change in global mode: a chunk set can
 only deliver the gold of a document the ranking reaches within the budget.
 
+With ``--chunk-sets a,b`` the same table per chunk set of ``data/chunkers.yaml``, by the
+pipeline's BM25 over that set's chunks (finance analyzer, document and statement priors, as
+the evaluation ranks them globally): a document's rank is that of its first chunk in the
+question's chunk ranking. Equal rows for an evidence-aware set and a plain splitter mean the
+chunker does not change which document a question finds.
+
     python bench/bench_doc_finding.py [--sets tatqa_dev,finqa_dev,financebench_dev] [--devdata DIR]
+    python bench/bench_doc_finding.py --sets tatqa_dev --chunk-sets evidence-lean,chonkie-recursive
 """
 from __future__ import annotations
 
@@ -33,23 +40,56 @@ def ranks(folder: Path) -> np.ndarray:
     return (scores > own[:, None]).sum(axis=1) + 1
 
 
+def chunk_ranks(folder: Path, chunk_set: str, depth: int = 200) -> np.ndarray:
+    """Rank of each answerable question's first gold document among the documents of its
+    ranked chunks (first chunk per document; beyond ``depth`` chunks: depth + 1)."""
+    import yaml
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_levers import parse_corpus
+
+    from finchunk_pipeline.chunking.config import parse_chunker_configs
+    from finchunk_pipeline.chunking.document import chunk_document
+    from finchunk_pipeline.chunking.store import chunks_to_table
+    from finchunk_pipeline.index.documents import document_texts
+
+    root = Path(__file__).resolve().parents[1]
+    configs = {c.name: c for c in parse_chunker_configs(yaml.safe_load((root / "data" / "chunkers.yaml").read_text()))}
+    corpus, docs = parse_corpus(folder)
+    chunks = chunks_to_table([c for d, m in docs for c in chunk_document(configs[chunk_set], d, m)]).to_pandas()
+    retriever = BM25Retriever.build(chunks["embedding_text"].tolist(), "finance", chunks["doc_id"].tolist(),
+                                    document_texts(chunks), section_paths=chunks["section_path"].tolist())
+    qs = corpus.questions[corpus.questions["gold_passages"].map(len) > 0]
+    row_doc = chunks["doc_id"].to_numpy()
+    out = []
+    for q, hits in zip(qs.to_dict("records"), retriever.search_many(list(qs["question"]), depth)):
+        order = list(dict.fromkeys(row_doc[r] for r, _ in hits))
+        own = list(q["doc_ids"])[0]
+        out.append(order.index(own) + 1 if own in order else depth + 1)
+    return np.array(out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", default="tatqa_dev,finqa_dev,financebench_dev")
     ap.add_argument("--devdata", default=os.environ.get("FINCHUNK_DEVDATA",
                                                         str(Path(__file__).resolve().parents[2] / "shared" / "devdata")))
+    ap.add_argument("--chunk-sets", default="", help="rank documents by each chunk set's chunk ranking too")
     args = ap.parse_args(argv)
-    print("| set | questions | documents | own document first | top 2 | top 3 | top 5 | top 10 |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| set | ranking | questions | documents | own document first | top 2 | top 3 | top 5 | top 10 |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.sets.split(","):
         folder = Path(args.devdata) / name.strip()
         if not folder.exists():
             print(f"| {name} | (not found: {folder}) |")
             continue
-        r = ranks(folder)
         n_docs = pq.read_metadata(folder / "documents.parquet").num_rows
-        cells = " | ".join(f"{100 * (r <= k).mean():.1f}%" for k in (1, 2, 3, 5, 10))
-        print(f"| {name} | {len(r)} | {n_docs} | {cells} |", flush=True)
+        rankings = [("documents (prior alone)", lambda: ranks(folder))]
+        rankings += [(c, lambda c=c: chunk_ranks(folder, c)) for c in args.chunk_sets.split(",") if c.strip()]
+        for label, rank in rankings:
+            r = rank()
+            cells = " | ".join(f"{100 * (r <= k).mean():.1f}%" for k in (1, 2, 3, 5, 10))
+            print(f"| {name} | {label} | {len(r)} | {n_docs} | {cells} |", flush=True)
     return 0
 
 
