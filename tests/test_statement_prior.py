@@ -105,3 +105,21 @@ def test_round_trip_through_the_index_folder(tmp_path):
     assert loaded.describe() == built.describe() and loaded.describe()["statement_prior"] == 0.5
     assert loaded.search_many([Q], 3) == built.search_many([Q], 3)
     assert loaded.row_statement.tolist() == row_statements(chunks["section_path"].tolist()).tolist()
+
+
+def test_the_weights_are_read_and_checked_by_the_pipeline_resource(monkeypatch):
+    from finchunk_pipeline.assets.resources import PipelineResource
+
+    monkeypatch.delenv("FINCHUNK_STATEMENT_PRIOR", raising=False)
+    monkeypatch.delenv("FINCHUNK_DOC_PRIOR", raising=False)
+    assert PipelineResource().statement_prior_weight() == 0.5
+    assert PipelineResource(statement_prior="0").statement_prior_weight() == 0.0
+    monkeypatch.setenv("FINCHUNK_STATEMENT_PRIOR", "1.25")
+    assert PipelineResource().statement_prior_weight() == 1.25
+    with pytest.raises(ValueError, match="statement_prior / FINCHUNK_STATEMENT_PRIOR: not a number: 'lots'"):
+        PipelineResource(statement_prior="lots").statement_prior_weight()
+    with pytest.raises(ValueError, match="statement_prior / FINCHUNK_STATEMENT_PRIOR must be >= 0"):
+        PipelineResource(statement_prior="-1").statement_prior_weight()
+    assert PipelineResource(doc_prior="2").bm25_settings()[1] == 2.0
+    with pytest.raises(ValueError, match="doc_prior / FINCHUNK_DOC_PRIOR: not a number"):
+        PipelineResource(doc_prior="x").bm25_settings()

@@ -149,27 +149,13 @@ class PipelineResource(ConfigurableResource):
         if analyzer not in ANALYZERS:
             raise ValueError(f"bm25_analyzer / FINCHUNK_BM25_ANALYZER: unknown analyzer {analyzer!r}; "
                              f"known: {sorted(ANALYZERS)}")
-        raw = settings.doc_prior or str(DEFAULT_DOC_PRIOR)
-        try:
-            prior = float(raw)
-        except ValueError as exc:
-            raise ValueError(f"doc_prior / FINCHUNK_DOC_PRIOR: not a number: {raw!r}") from exc
-        if prior < 0:
-            raise ValueError(f"doc_prior / FINCHUNK_DOC_PRIOR must be >= 0, got {prior}")
-        return analyzer, prior
+        return analyzer, _weight("doc_prior", settings.doc_prior, DEFAULT_DOC_PRIOR)
 
     def statement_prior_weight(self) -> float:
         """The BM25 statement prior's weight (statement_prior or FINCHUNK_STATEMENT_PRIOR)."""
         from ..index.bm25_retriever import DEFAULT_STATEMENT_PRIOR
 
-        raw = self.settings().statement_prior or str(DEFAULT_STATEMENT_PRIOR)
-        try:
-            weight = float(raw)
-        except ValueError as exc:
-            raise ValueError(f"statement_prior / FINCHUNK_STATEMENT_PRIOR: not a number: {raw!r}") from exc
-        if weight < 0:
-            raise ValueError(f"statement_prior / FINCHUNK_STATEMENT_PRIOR must be >= 0, got {weight}")
-        return weight
+        return _weight("statement_prior", self.settings().statement_prior, DEFAULT_STATEMENT_PRIOR)
 
     def bm25_forced_language(self) -> str | None:
         """The language forced on every document and query of BM25, or None (the corpus's)."""
@@ -186,3 +172,17 @@ class PipelineResource(ConfigurableResource):
         from ..evaluation.budget import parse_budgets
 
         return parse_budgets(self.settings().budgets)
+
+
+def _weight(field: str, raw: str, default: float) -> float:
+    """A non-negative weight setting ("" = ``default``), or a ValueError naming the field and its variable."""
+    from ..settings import ENV
+
+    name = f"{field} / {ENV[field]}"
+    try:
+        value = float(raw or default)
+    except ValueError as exc:
+        raise ValueError(f"{name}: not a number: {raw!r}") from exc
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return value
