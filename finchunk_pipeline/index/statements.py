@@ -8,7 +8,8 @@ title as the filing prints it ("CONSOLIDATED STATEMENTS OF CASH FLOWS"). The BM2
 statement prior (bm25_retriever.py) lifts the chunks of the named statement.
 
 Statements are bits of a small mask, so a question naming two statements ("from the statement
-of income and the cash flow statement") matches the chunks of either.
+of income and the cash flow statement") matches the chunks of either. The bm25 index keys its
+artefact on this module's code (entries/bm25.py), so editing a pattern rebuilds the indexes.
 """
 from __future__ import annotations
 
@@ -33,7 +34,6 @@ STATEMENTS: dict[str, tuple[str, str]] = {
         r"\bcash flows? statements?\b|\bstatements? of (?:consolidated )?cash flows?\b",
     ),
 }
-VERSION = "1"  # bump when the patterns change: BM25 indexes key on this module's source
 
 BITS = {name: 1 << i for i, name in enumerate(STATEMENTS)}
 _QUESTION = {name: re.compile(q, re.IGNORECASE) for name, (q, _) in STATEMENTS.items()}
