@@ -26,11 +26,14 @@ def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, A
     ``counter``: counts the chunks' tokens (none counted without); ``context``: the run's
     model and embedder the strategy uses (chunking/strategy_context.py). The cyclic garbage
     collector is paused meanwhile (parse/gcpause.py: a chunk set's objects form no cycles,
-    and each automatic collection would scan every parsed block still alive)."""
+    and each automatic collection would scan every parsed block still alive), and what was
+    built joins the oldest generation unscanned on resume (else re-enabling starts a
+    collection scanning every chunk just built: ~0.14 s of a packed pass on financebench_dev)."""
     from ..lang.codes import normalise
     from ..lang.current import document_language
 
-    with document_language(normalise(meta.get("language"), f"document {doc.doc_id}")), gc_paused():
+    language = normalise(meta.get("language"), f"document {doc.doc_id}")
+    with document_language(language), gc_paused(age_on_resume=True):
         return _chunk_document(config, doc, meta, counter, context)
 
 
