@@ -1,10 +1,11 @@
 """Statements as PDF text extraction writes them (financebench_dev's filings): figures after
 their label with single spaces, label lines between the column header and the first row, labels
 that wrap onto the row, column titles that no longer line up with the figures."""
-from finchunk_pipeline.parse import text as T
 from finchunk_pipeline.parse.model import BlockKind
 from finchunk_pipeline.parse.row_figures import is_label_figures_row, trailing_figures
 from finchunk_pipeline.parse.text_tables import cells, is_row
+
+from tests.statement_tables import only_table
 
 BALANCE_SHEET = """CONSOLIDATED BALANCE SHEETS
 (Amounts in millions, except share data)
@@ -54,12 +55,7 @@ def test_prose_dates_and_headers_are_not_rows():
 
 
 def test_a_two_column_statement_is_one_table_with_its_header():
-    doc = T.parse("bs", BALANCE_SHEET, {"format": "text"})
-    for b in doc.blocks:
-        assert b.text == BALANCE_SHEET[b.start:b.end]
-    tables = [b for b in doc.blocks if b.kind == BlockKind.TABLE]
-    assert len(tables) == 1
-    table = tables[0]
+    doc, table = only_table("bs", BALANCE_SHEET)
     assert table.attrs["header"] == "At December 31, 2019  At December 31, 2018"
     assert table.attrs["columns"] == ["", "At December 31, 2019", "At December 31, 2018"]
     assert table.attrs["unit"].startswith("(Amounts in millions")

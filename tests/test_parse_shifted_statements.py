@@ -7,6 +7,8 @@ from finchunk_pipeline.parse import text as T
 from finchunk_pipeline.parse.model import BlockKind
 from finchunk_pipeline.parse.shifted_rows import is_shifted_line, is_shifted_table, lead_figures, shifted_rows
 
+from tests.statement_tables import only_table
+
 # Nike's 2021 balance sheet as pypdf wrote it (shortened)
 SHIFTED = """NIKE, INC.
 CONSOLIDATED BALANCE SHEETS
@@ -57,12 +59,7 @@ def test_lines_opening_with_figures_before_a_label():
 
 
 def test_a_shifted_statement_is_one_table_of_rows_with_their_own_figures():
-    doc = T.parse("nike", SHIFTED, {"format": "text"})
-    for b in doc.blocks:
-        assert b.text == SHIFTED[b.start:b.end]
-    tables = [b for b in doc.blocks if b.kind == BlockKind.TABLE]
-    assert len(tables) == 1
-    table = tables[0]
+    doc, table = only_table("nike", SHIFTED)
     rows = [b for b in doc.blocks if b.kind == BlockKind.TABLE_ROW and b.parent_id == table.block_id]
     body = [(r.attrs["cells"][0], r.attrs["cells"][1:]) for r in rows if not r.attrs["is_header"]]
     assert body[0] == ("Current assets:", [])

@@ -7,6 +7,8 @@ from finchunk_pipeline.parse import text as T
 from finchunk_pipeline.parse.model import BlockKind
 from finchunk_pipeline.parse.vertical_rows import line_kind, vertical_rows
 
+from tests.statement_tables import only_table
+
 # Microsoft's 2023 balance sheet and comprehensive income as pypdf wrote them (shortened)
 VERTICAL = "\n".join([
     "PART II", "Item 8", " ", "BALANCE", " SHEETS", " ", " ", "(In millions)", " ", " ", " ",
@@ -28,12 +30,7 @@ def test_line_kinds():
 
 
 def test_a_statement_of_one_cell_per_line_is_one_table():
-    doc = T.parse("msft", VERTICAL, {"format": "text"})
-    for b in doc.blocks:
-        assert b.text == VERTICAL[b.start:b.end]
-    tables = [b for b in doc.blocks if b.kind == BlockKind.TABLE]
-    assert len(tables) == 1
-    table = tables[0]
+    doc, table = only_table("msft", VERTICAL)
     rows = [b for b in doc.blocks if b.kind == BlockKind.TABLE_ROW]
     header = [r.attrs["cells"] for r in rows if r.attrs["is_header"]]
     body = [r.attrs["cells"] for r in rows if not r.attrs["is_header"]]
