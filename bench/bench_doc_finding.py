@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench_levers (parse_corpus)
 
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever  # noqa: E402
 
@@ -40,23 +41,26 @@ def ranks(folder: Path) -> np.ndarray:
     return (scores > own[:, None]).sum(axis=1) + 1
 
 
-def chunk_ranks(folder: Path, chunk_set: str, depth: int = 200) -> np.ndarray:
-    """Rank of each answerable question's first gold document among the documents of its
-    ranked chunks (first chunk per document; beyond ``depth`` chunks: depth + 1)."""
+def chunker_configs() -> dict:
+    """The chunk sets of ``data/chunkers.yaml`` by name."""
     import yaml
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_levers import parse_corpus
-
     from finchunk_pipeline.chunking.config import parse_chunker_configs
+
+    raw = yaml.safe_load((Path(__file__).resolve().parents[1] / "data" / "chunkers.yaml").read_text())
+    return {c.name: c for c in parse_chunker_configs(raw)}
+
+
+def chunk_ranks(parsed, config, depth: int = 200) -> np.ndarray:
+    """Rank of each answerable question's first gold document among the documents of its
+    ranked chunks (first chunk per document; beyond ``depth`` chunks: depth + 1).
+    ``parsed``: (corpus, parsed documents) of bench_levers.parse_corpus, read once per set."""
     from finchunk_pipeline.chunking.document import chunk_document
     from finchunk_pipeline.chunking.store import chunks_to_table
     from finchunk_pipeline.index.documents import document_texts
 
-    root = Path(__file__).resolve().parents[1]
-    configs = {c.name: c for c in parse_chunker_configs(yaml.safe_load((root / "data" / "chunkers.yaml").read_text()))}
-    corpus, docs = parse_corpus(folder)
-    chunks = chunks_to_table([c for d, m in docs for c in chunk_document(configs[chunk_set], d, m)]).to_pandas()
+    corpus, docs = parsed
+    chunks = chunks_to_table([c for d, m in docs for c in chunk_document(config, d, m)]).to_pandas()
     retriever = BM25Retriever.build(chunks["embedding_text"].tolist(), "finance", chunks["doc_id"].tolist(),
                                     document_texts(chunks), section_paths=chunks["section_path"].tolist())
     qs = corpus.questions[corpus.questions["gold_passages"].map(len) > 0]
@@ -84,8 +88,13 @@ def main(argv=None) -> int:
             print(f"| {name} | (not found: {folder}) |")
             continue
         n_docs = pq.read_metadata(folder / "documents.parquet").num_rows
+        chunk_sets = [c.strip() for c in args.chunk_sets.split(",") if c.strip()]
         rankings = [("documents (prior alone)", lambda: ranks(folder))]
-        rankings += [(c, lambda c=c: chunk_ranks(folder, c)) for c in args.chunk_sets.split(",") if c.strip()]
+        if chunk_sets:
+            from bench_levers import parse_corpus
+
+            configs, parsed = chunker_configs(), parse_corpus(folder)   # parsed once for every chunk set
+            rankings += [(c, lambda c=c: chunk_ranks(parsed, configs[c])) for c in chunk_sets]
         for label, rank in rankings:
             r = rank()
             cells = " | ".join(f"{100 * (r <= k).mean():.1f}%" for k in (1, 2, 3, 5, 10))
