@@ -182,9 +182,7 @@ class BM25Retriever:
         if best <= 0:
             return chunk
         lift = ((self.row_statement & named) != 0) & (docs[self.row_doc] >= STATEMENT_GATE * best)
-        if lift.any():
-            chunk = chunk.copy() if not chunk.flags.writeable else chunk
-            chunk[lift] *= 1.0 + self.statement_prior
+        chunk[lift] *= 1.0 + self.statement_prior   # ``chunk`` is the caller's own array
         return chunk
 
     def scores_many(self, queries: Sequence[str], languages: Sequence[str | None] | None = None) -> np.ndarray:

@@ -233,11 +233,12 @@ def _row(lines: list[tuple[int, int, str]]) -> Row:
     pending = ""
     for s, e, text in lines[0 if not label else 1:]:
         t = text.strip()
-        if line_kind(t) == "sign" and t[0] in "$€£¥(":
+        kind = line_kind(t)
+        if kind == "sign" and t[0] in "$€£¥(":
             pending += t
-        elif line_kind(t) == "sign" and cells:
+        elif kind == "sign" and cells:
             cells[-1] += t
-        elif line_kind(t) == "figure":
+        elif kind == "figure":
             cells.append((pending + " " + t if pending.endswith(tuple("$€£¥")) else pending + t).strip())
             pending = ""
     stripped = lines[-1][2].rstrip()
