@@ -90,7 +90,6 @@ def _table_extent(i: int, n: int, row: list[bool], blank: list[bool], L: LineTex
                 j = nxt
                 continue
             break
-        s = L(j).strip()
         if _labels_then_row(j, n, row, blank, L):
             j = nxt
             continue

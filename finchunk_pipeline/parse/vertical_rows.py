@@ -26,11 +26,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
-from dataclasses import dataclass
 from itertools import accumulate, compress, count
 from operator import and_, itemgetter, not_
 
 from .line_kinds import YEAR_CELL
+from .shifted_rows import Row   # a row re-cut out of its lines: span and cells, as for shifted tables
 
 _FIGURE_LINE = re.compile(r"\(?[$€£¥]?\s?(?:\d[\d,]*(?:\.\d+)?|[—–-])\s?\)?%?")
 _SIGN_CHARS = "$€£¥()%"
@@ -72,15 +72,6 @@ def _kinds(texts: list[str]) -> list[str]:
     for j in compress(count(), map(not_, kinds)):
         kinds[j] = line_kind(texts[j])
     return kinds
-
-
-@dataclass(frozen=True)
-class Row:
-    """One vertical row: its span (absolute offsets) and cells (label, then figures)."""
-
-    start: int
-    end: int
-    cells: list[str]
 
 
 def _row_at(kinds: list[str], texts: list[str], k: int, n: int) -> tuple[int, int] | None:
