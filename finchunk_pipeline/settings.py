@@ -34,6 +34,7 @@ ENV: dict[str, str] = {
     "doc_prior": "FINCHUNK_DOC_PRIOR",              # "" = the default weight
     "statement_prior": "FINCHUNK_STATEMENT_PRIOR",  # "" = the default weight; 0 = off
     "budgets": "FINCHUNK_BUDGETS",                  # comma-separated characters ("" = the defaults)
+    "parse_workers": "FINCHUNK_PARSE_WORKERS",      # processes that parse ("" = by the work, see corpus_parse)
     "data_url": "FINCHUNK_DATA_URL",                # remote data root (fsspec URL)
     "data_endpoint_url": "FINCHUNK_DATA_ENDPOINT_URL",
     "data_storage_options": "FINCHUNK_DATA_STORAGE_OPTIONS",  # JSON object
@@ -69,6 +70,7 @@ class Settings:
     doc_prior: str = ""
     statement_prior: str = ""
     budgets: str = ""
+    parse_workers: str = ""
     data_url: str = ""
     data_endpoint_url: str = ""
     data_storage_options: str = ""

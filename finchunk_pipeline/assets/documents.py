@@ -71,7 +71,8 @@ def _parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -
     rejected = dict(zip(full.loc[full["rejected"].notna(), "doc_id"], full.loc[full["rejected"].notna(), "rejected"]))
 
     progress = Progress("parsing", "documents", context.log.info)
-    report = parse_documents(docs, RawStore(ws.settings.raw_dir), ws.blocks, rejected, progress)
+    report = parse_documents(docs, RawStore(ws.settings.raw_dir), ws.blocks, rejected, progress,
+                             workers=pipeline.parse_worker_count())
     ok = pd.DataFrame([r for r in report.rows if r["error"] is None])
     meta_cols = [c for c in docs.columns if c not in ("sha",)]
     manifest = docs[meta_cols].merge(ok[["doc_id", "sha", "parser_key"]], on="doc_id") if len(ok) else docs.iloc[0:0]
@@ -90,7 +91,7 @@ def _parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -
     pipeline.push(ws.settings.blocks_dir, ws.manifest_path, *([ws.gold_passages_path] if gold is not None else []))
     write_json(ws.settings.out_dir / "parse_report.json", {
         "parsers": parsers_version(), "parsed": report.parsed, "reused": report.reused,
-        "failed": report.failed, "documents": report.rows,
+        "failed": report.failed, "workers": report.workers, "documents": report.rows,
     })
     for r in report.rows:
         if r["error"]:
@@ -109,6 +110,7 @@ def _parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -
             "parsers": parsers_version(),
             "blocks_by_kind": MetadataValue.json(counts),
             "seconds": round(report.seconds, 2),
+            "parse_workers": report.workers,
             "errors": MetadataValue.json({r["doc_id"]: r["error"] for r in report.rows if r["error"]}),
             "gold_resolution": MetadataValue.json(summary(gold)),
         },

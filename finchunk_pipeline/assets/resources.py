@@ -46,6 +46,9 @@ class PipelineResource(ConfigurableResource):
     # context budgets (characters) the evaluation scores, comma-separated; "" =
     # FINCHUNK_BUDGETS or evaluation.budget.DEFAULT_BUDGETS
     budgets: str = ""
+    # processes that parse the documents (parse/corpus_parse.py); "" = FINCHUNK_PARSE_WORKERS,
+    # else one per core when at least 4 MB of documents are new, one otherwise
+    parse_workers: str = ""
 
     def settings(self) -> Settings:
         """Every setting of this instance: the environment (Settings), with this resource's
@@ -56,7 +59,8 @@ class PipelineResource(ConfigurableResource):
             chunkers_file=self.chunkers_file, model_path=self.model_path, data_url=self.data_url,
             data_endpoint_url=self.data_endpoint_url,
             retrievers=self.retrievers, bm25_analyzer=self.bm25_analyzer, bm25_language=self.bm25_language,
-            doc_prior=self.doc_prior, statement_prior=self.statement_prior, budgets=self.budgets)
+            doc_prior=self.doc_prior, statement_prior=self.statement_prior, budgets=self.budgets,
+            parse_workers=self.parse_workers)
 
     def workspace(self) -> Workspace:
         return Workspace(self.settings())
@@ -166,6 +170,21 @@ class PipelineResource(ConfigurableResource):
             raise ValueError(f"bm25_language / FINCHUNK_BM25_LANGUAGE: unsupported language {value!r}; "
                              f"supported: {sorted(STEMMERS)}")
         return value or None
+
+    def parse_worker_count(self) -> int | None:
+        """The processes that parse (parse_workers or FINCHUNK_PARSE_WORKERS), None = decided
+        by the work (corpus_parse.parse_workers)."""
+        value = self.settings().parse_workers.strip()
+        if not value or value == "auto":
+            return None
+        try:
+            n = int(value)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise ValueError(f"parse_workers / FINCHUNK_PARSE_WORKERS: expected an integer >= 1 or "
+                             f"\"auto\", got {value!r}")
+        return n
 
     def budget_list(self) -> tuple[int, ...]:
         """The context budgets (characters) the evaluation scores."""

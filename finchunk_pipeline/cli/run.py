@@ -43,6 +43,9 @@ def register(sub) -> None:
     p.add_argument("-j", "--jobs", type=int, default=1,
                    help="chunk sets (and the xbrl branch) to run at once, each in its own process "
                         "and Dagster run (default: 1, one after the other)")
+    p.add_argument("--parse-workers", type=int, default=None, metavar="N",
+                   help="processes that parse the documents (default: FINCHUNK_PARSE_WORKERS, else one per "
+                        "core when at least 4 MB of documents are new)")
     p.add_argument("--answers", nargs="?", const=20, type=int, default=None, metavar="N",
                    help="also materialize the optional answers asset for N questions (default 20): each chunk "
                         "set's context at the same budget side by side, answered by the model at "
@@ -64,6 +67,7 @@ def _pipeline_config(args) -> dict:
         chunkers_file=str(Path(args.chunkers).resolve()) if args.chunkers else "",
         data_url=args.data_url or "",
         retrievers=args.retrievers or "",  # "" = FINCHUNK_RETRIEVERS or all
+        parse_workers=str(args.parse_workers) if args.parse_workers else "",  # "" = FINCHUNK_PARSE_WORKERS or auto
     )
 
 

@@ -2,22 +2,39 @@
 
 Documents whose blocks already exist under their parser version are skipped; a document
 that fails is reported with its id and the problem, and the others go on.
+
+Documents are independent, so with ``workers`` > 1 they are parsed in that many processes
+(spawned, each parsing one document at a time and writing its blocks file itself, written
+then renamed as always); the report is in the manifest's order whatever the workers did, and
+the blocks are the same bytes as a single process writes. ``workers=None`` decides by the
+work: one process per core (at most ``AUTO_MAX_WORKERS``) when at least ``AUTO_MIN_BYTES`` of
+documents are to be parsed, else one — starting a process costs about a second of imports,
+more than a small corpus takes to parse. If a worker process dies (killed, out of memory),
+the documents it left are parsed in this process.
 """
 from __future__ import annotations
 
 import logging
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Callable
-
-import pandas as pd
+from multiprocessing import get_context
+from typing import TYPE_CHECKING, Callable
 
 from ..corpus.content import controls_as_spaces
 from ..fetch.raw_store import RawStore
 from .registry import UnsupportedDocument, select_parser
 from .store import BlockStore
 
+if TYPE_CHECKING:  # a parse worker process needs no pandas
+    import pandas as pd
+
 log = logging.getLogger(__name__)
+
+AUTO_MIN_BYTES = 4_000_000  # auto: parse in several processes from this much new source on
+AUTO_MAX_WORKERS = 8
 
 
 @dataclass
@@ -27,16 +44,131 @@ class ParseReport:
     reused: int = 0
     failed: int = 0
     seconds: float = 0.0
+    workers: int = 1  # processes that parsed
 
-    def manifest(self) -> pd.DataFrame:
+    def manifest(self) -> "pd.DataFrame":
+        import pandas as pd
+
         ok = [r for r in self.rows if r["error"] is None]
         return pd.DataFrame(ok, columns=list(self.rows[0]) if self.rows else ["doc_id", "sha", "parser_key"])
 
 
-def parse_documents(documents: pd.DataFrame, raw: RawStore, blocks: BlockStore,
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, e.g. a container's cpuset)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def parse_workers(records: list[dict], blocks: BlockStore, requested: int | None) -> int:
+    """How many processes parse ``records``: ``requested`` when given (>= 1), else one per
+    core (at most AUTO_MAX_WORKERS) if the documents not parsed yet hold AUTO_MIN_BYTES, else 1."""
+    if requested is not None:
+        if requested < 1:
+            raise ValueError(f"parse workers: expected an integer >= 1, got {requested}")
+        return max(1, min(requested, len(records)))
+    cores = min(usable_cores(), AUTO_MAX_WORKERS)
+    if cores < 2 or len(records) < 2:
+        return 1
+    todo = 0
+    for rec in records:
+        try:
+            spec = select_parser(rec["doc_type"], rec["format"])
+        except UnsupportedDocument:
+            continue
+        if not blocks.exists(spec.key_for(rec.get("language")), rec["sha"]):
+            todo += _size(rec)
+            if todo >= AUTO_MIN_BYTES:
+                return cores
+    return 1
+
+
+def _size(rec: dict) -> int:
+    """A manifest record's size in bytes (its n_bytes, else n_chars; 0 when neither is known)."""
+    for name in ("n_bytes", "n_chars"):
+        v = rec.get(name)
+        if v is not None and v == v:  # not None, not NaN
+            return int(v)
+    return 0
+
+
+def parse_one(rec: dict, raw_root: str, blocks_root: str) -> tuple[dict, str]:
+    """Parse one document of the manifest (or read its stored blocks): its report row and
+    what happened ("parsed", "reused" or "failed"). Never raises for a document's fault."""
+    raw, blocks = RawStore(raw_root), BlockStore(blocks_root)
+    row = {"doc_id": rec["doc_id"], "format": rec["format"], "sha": rec["sha"], "parser_key": None,
+           "parser_version": None, "blocks": {}, "warnings": [], "error": None}
+    try:
+        spec = select_parser(rec["doc_type"], rec["format"])
+        key = spec.key_for(rec.get("language"))
+        row["parser_key"], row["parser_version"] = key, spec.version
+        if blocks.exists(key, rec["sha"]):
+            doc = blocks.read(key, rec["sha"], doc_id=rec["doc_id"])
+            status = "reused"
+        else:
+            n_controls = 0
+            if spec.input == "bytes":
+                doc = spec.fn(rec["doc_id"], raw.get_bytes(rec["sha"], rec["format"]), rec)
+            else:
+                text, n_controls = controls_as_spaces(raw.get(rec["sha"], rec["format"]))
+                doc = spec.fn(rec["doc_id"], text, rec)
+            if not doc.blocks:
+                raise ValueError("the parser found no blocks")
+            # blocks are stored (and looked up) under the raw content's hash, whatever
+            # the parser saw
+            doc.doc_sha = rec["sha"]
+            if n_controls:
+                doc.warnings.append(f"{n_controls} stray control characters (e.g. NUL) read as spaces "
+                                    "in the text view; offsets unchanged")
+            blocks.write(key, doc)
+            status = "parsed"
+        row["blocks"] = doc.counts()
+        row["warnings"] = list(doc.warnings)
+    except (UnsupportedDocument, ValueError, UnicodeError, RecursionError) as exc:
+        row["error"] = f"{type(exc).__name__}: {exc}"
+        log.warning("document %s could not be parsed: %s", rec["doc_id"], row["error"])
+        return row, "failed"
+    except Exception as exc:  # a parser bug on one document must not stop the run
+        row["error"] = f"parser crashed: {type(exc).__name__}: {exc}"
+        log.exception("parser crashed on document %s", rec["doc_id"])
+        return row, "failed"
+    return row, status
+
+
+def _in_processes(records: list[dict], raw_root: str, blocks_root: str, workers: int,
+                  done: Callable[[int, tuple[dict, str]], None]) -> list[int]:
+    """parse_one of each record in ``workers`` spawned processes; ``done(i, result)`` as each
+    finishes. Returns the indexes of the records left unparsed if the pool broke."""
+    left = set(range(len(records)))
+    broken: BaseException | None = None
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            # the largest first: a large document handed out last would finish alone
+            order = sorted(range(len(records)), key=lambda i: -_size(records[i]))
+            futures = {pool.submit(parse_one, records[i], raw_root, blocks_root): i for i in order}
+            for fut in as_completed(futures):
+                try:
+                    result = fut.result()
+                except BrokenProcessPool as exc:  # keep the documents other workers finished
+                    broken = exc
+                    continue
+                done(futures[fut], result)
+                left.discard(futures[fut])
+    except BrokenProcessPool as exc:  # broke while documents were handed out
+        broken = exc
+    if left:
+        log.warning("a parse worker process died (%s); parsing the %d documents left in this process: %s",
+                    broken, len(left), ", ".join(records[i]["doc_id"] for i in sorted(left)[:10]))
+    return sorted(left)
+
+
+def parse_documents(documents: "pd.DataFrame", raw: RawStore, blocks: BlockStore,
                     rejected: dict[str, str] | None = None,
-                    progress: Callable[[int, int], None] | None = None) -> ParseReport:
-    """``documents``: the raw-store manifest (metadata + sha per document)."""
+                    progress: Callable[[int, int], None] | None = None,
+                    workers: int | None = 1) -> ParseReport:
+    """``documents``: the raw-store manifest (metadata + sha per document). ``workers``: the
+    processes that parse (None: decided by the work, see ``parse_workers``)."""
     report = ParseReport()
     t0 = time.perf_counter()
     for doc_id, why in (rejected or {}).items():
@@ -44,45 +176,30 @@ def parse_documents(documents: pd.DataFrame, raw: RawStore, blocks: BlockStore,
                             "parser_version": None, "blocks": {}, "warnings": [], "error": why})
         report.failed += 1
     records = documents.to_dict("records")
-    for i, rec in enumerate(records):
-        row = {"doc_id": rec["doc_id"], "format": rec["format"], "sha": rec["sha"], "parser_key": None,
-               "parser_version": None, "blocks": {}, "warnings": [], "error": None}
-        try:
-            spec = select_parser(rec["doc_type"], rec["format"])
-            key = spec.key_for(rec.get("language"))
-            row["parser_key"], row["parser_version"] = key, spec.version
-            if blocks.exists(key, rec["sha"]):
-                doc = blocks.read(key, rec["sha"], doc_id=rec["doc_id"])
-                report.reused += 1
-            else:
-                n_controls = 0
-                if spec.input == "bytes":
-                    doc = spec.fn(rec["doc_id"], raw.get_bytes(rec["sha"], rec["format"]), rec)
-                else:
-                    text, n_controls = controls_as_spaces(raw.get(rec["sha"], rec["format"]))
-                    doc = spec.fn(rec["doc_id"], text, rec)
-                if not doc.blocks:
-                    raise ValueError("the parser found no blocks")
-                # blocks are stored (and looked up) under the raw content's hash, whatever
-                # the parser saw
-                doc.doc_sha = rec["sha"]
-                if n_controls:
-                    doc.warnings.append(f"{n_controls} stray control characters (e.g. NUL) read as spaces "
-                                        "in the text view; offsets unchanged")
-                blocks.write(key, doc)
-                report.parsed += 1
-            row["blocks"] = doc.counts()
-            row["warnings"] = list(doc.warnings)
-        except (UnsupportedDocument, ValueError, UnicodeError, RecursionError) as exc:
-            row["error"] = f"{type(exc).__name__}: {exc}"
-            report.failed += 1
-            log.warning("document %s could not be parsed: %s", rec["doc_id"], row["error"])
-        except Exception as exc:  # a parser bug on one document must not stop the run
-            row["error"] = f"parser crashed: {type(exc).__name__}: {exc}"
-            report.failed += 1
-            log.exception("parser crashed on document %s", rec["doc_id"])
-        report.rows.append(row)
+    results: list[tuple[dict, str] | None] = [None] * len(records)
+    finished = 0
+
+    def done(i: int, result: tuple[dict, str]) -> None:
+        nonlocal finished
+        results[i] = result
+        finished += 1
         if progress:
-            progress(i + 1, len(records))
+            progress(finished, len(records))
+
+    raw_root, blocks_root = str(raw.root), str(blocks.root)
+    report.workers = parse_workers(records, blocks, workers)
+    left = list(range(len(records)))
+    if report.workers > 1:
+        left = _in_processes(records, raw_root, blocks_root, report.workers, done)
+    for i in left:
+        done(i, parse_one(records[i], raw_root, blocks_root))
+    for row, status in results:
+        report.rows.append(row)
+        if status == "parsed":
+            report.parsed += 1
+        elif status == "reused":
+            report.reused += 1
+        else:
+            report.failed += 1
     report.seconds = time.perf_counter() - t0
     return report
