@@ -47,7 +47,7 @@ class PipelineResource(ConfigurableResource):
     # FINCHUNK_BUDGETS or evaluation.budget.DEFAULT_BUDGETS
     budgets: str = ""
     # processes that parse the documents (parse/corpus_parse.py); "" = FINCHUNK_PARSE_WORKERS,
-    # else one per core when at least 4 MB of documents are new, one otherwise
+    # else one per core when at least 32 MB of documents are new, one otherwise
     parse_workers: str = ""
 
     def settings(self) -> Settings:

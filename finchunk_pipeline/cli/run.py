@@ -45,7 +45,7 @@ def register(sub) -> None:
                         "and Dagster run (default: 1, one after the other)")
     p.add_argument("--parse-workers", type=int, default=None, metavar="N",
                    help="processes that parse the documents (default: FINCHUNK_PARSE_WORKERS, else one per "
-                        "core when at least 4 MB of documents are new)")
+                        "core when at least 32 MB of documents are new)")
     p.add_argument("--answers", nargs="?", const=20, type=int, default=None, metavar="N",
                    help="also materialize the optional answers asset for N questions (default 20): each chunk "
                         "set's context at the same budget side by side, answered by the model at "
