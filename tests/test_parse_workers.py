@@ -58,7 +58,7 @@ def test_two_processes_write_what_one_writes(tmp_path):
     # a second run reuses every stored document, in processes too
     again = parse_documents(docs, raw, two, workers=2)
     assert (again.parsed, again.reused, again.failed) == (0, 8, 3)
-    assert [r["blocks"] for r in again.rows] == [r["blocks"] for r in r1.rows[1:]]
+    assert again.rows == r1.rows[1:]  # counts and warnings of the stored blocks, unread
 
 
 class _DyingPool:

@@ -104,26 +104,24 @@ def parse_one(rec: dict, raw_root: str, blocks_root: str) -> tuple[dict, str]:
         spec = select_parser(rec["doc_type"], rec["format"])
         key = spec.key_for(rec.get("language"))
         row["parser_key"], row["parser_version"] = key, spec.version
-        if blocks.exists(key, rec["sha"]):
-            doc = blocks.read(key, rec["sha"], doc_id=rec["doc_id"])
-            status = "reused"
+        if blocks.exists(key, rec["sha"]):  # parsed before: its counts, without reading its blocks
+            row["blocks"], row["warnings"] = blocks.summary(key, rec["sha"])
+            return row, "reused"
+        n_controls = 0
+        if spec.input == "bytes":
+            doc = spec.fn(rec["doc_id"], raw.get_bytes(rec["sha"], rec["format"]), rec)
         else:
-            n_controls = 0
-            if spec.input == "bytes":
-                doc = spec.fn(rec["doc_id"], raw.get_bytes(rec["sha"], rec["format"]), rec)
-            else:
-                text, n_controls = controls_as_spaces(raw.get(rec["sha"], rec["format"]))
-                doc = spec.fn(rec["doc_id"], text, rec)
-            if not doc.blocks:
-                raise ValueError("the parser found no blocks")
-            # blocks are stored (and looked up) under the raw content's hash, whatever
-            # the parser saw
-            doc.doc_sha = rec["sha"]
-            if n_controls:
-                doc.warnings.append(f"{n_controls} stray control characters (e.g. NUL) read as spaces "
-                                    "in the text view; offsets unchanged")
-            blocks.write(key, doc)
-            status = "parsed"
+            text, n_controls = controls_as_spaces(raw.get(rec["sha"], rec["format"]))
+            doc = spec.fn(rec["doc_id"], text, rec)
+        if not doc.blocks:
+            raise ValueError("the parser found no blocks")
+        # blocks are stored (and looked up) under the raw content's hash, whatever
+        # the parser saw
+        doc.doc_sha = rec["sha"]
+        if n_controls:
+            doc.warnings.append(f"{n_controls} stray control characters (e.g. NUL) read as spaces "
+                                "in the text view; offsets unchanged")
+        blocks.write(key, doc)
         row["blocks"] = doc.counts()
         row["warnings"] = list(doc.warnings)
     except (UnsupportedDocument, ValueError, UnicodeError, RecursionError) as exc:
@@ -134,7 +132,7 @@ def parse_one(rec: dict, raw_root: str, blocks_root: str) -> tuple[dict, str]:
         row["error"] = f"parser crashed: {type(exc).__name__}: {exc}"
         log.exception("parser crashed on document %s", rec["doc_id"])
         return row, "failed"
-    return row, status
+    return row, "parsed"
 
 
 def _in_processes(records: list[dict], raw_root: str, blocks_root: str, workers: int,

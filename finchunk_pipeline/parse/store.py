@@ -56,6 +56,15 @@ class BlockStore:
                          {"section_path": list, "attrs": lambda a: json.dumps(a, sort_keys=True)})
         return write_parquet(self.path(parser_key, doc.doc_sha), table)
 
+    def summary(self, parser_key: str, doc_sha: str) -> tuple[dict[str, int], list[str]]:
+        """A stored document's blocks by kind and its parse warnings (``ParsedDocument.counts``
+        and ``.warnings`` of ``read``), from the kind column and the file's metadata alone."""
+        table = pq.read_table(self.path(parser_key, doc_sha), columns=["kind"])
+        counts: dict[str, int] = {}
+        for kind in table.column("kind").to_pylist():
+            counts[kind] = counts.get(kind, 0) + 1
+        return counts, json.loads((table.schema.metadata or {})[b"warnings"])
+
     def read(self, parser_key: str, doc_sha: str, doc_id: str | None = None) -> ParsedDocument:
         """Read one stored document. ``doc_id`` re-labels the blocks when the same content is
         stored under another id (content-addressed storage is shared between ids)."""
