@@ -8,7 +8,8 @@ same run, with the machine's load (``uptime``) before and after each section.
 Sections (each also runs alone; see its script):
   1. parse + chunk throughput (bench_chunking.py) on complete filings (financebench_dev: 10-K/10-Q
      text, ~16 MB), real EDGAR HTML (sec_html_dev, ~8 MB) and the default corpus, against
-     LangChain's RecursiveCharacterTextSplitter(500, 0, add_start_index=True);
+     LangChain's RecursiveCharacterTextSplitter(500, 0, add_start_index=True); and the parse
+     stage in one process and in one per core (bench_parse.py --workers);
   2. BM25 per-query time against bm25s at 100k chunks (bench_bm25.py), parity with rank_bm25;
   3. semantic chunking on tatqa_dev against the original v1 (bench_semantic.py);
   4. embedding: pipeline overhead over a bare encode, torch vs onnx vs onnx-int8 (bench_embed.py);
@@ -94,6 +95,28 @@ def parse_and_chunk(repeat: int, min_s: float) -> None:
             goal(f"structure + token counting ({short})", ">= 1x", f"{r[key] / base:.2f}x", r[key] / base >= 1.0)
 
 
+def parse_stage(repeat: int) -> None:
+    """The pipeline's parse stage (raw store in, blocks files out) in one process and in one
+    per core, against LangChain's single-process split (bench_parse.py --workers)."""
+    import tempfile
+
+    import bench_parse
+    from finchunk_pipeline.parse.corpus_parse import usable_cores
+
+    cores = usable_cores()
+    if cores < 2 or not (DEVDATA / "financebench_dev").is_dir():
+        print("note: the parse stage in several processes needs 2 cores and financebench_dev; skipped\n")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, mb, (one, many), (base,) in bench_parse._stage_cases(["financebench_dev"], cores, Path(tmp)):
+            t1, tn, tb = bench_parse._best([one, many, base], repeat + 1)
+            print(f"### parse stage, {cores} processes\n\n{label}: {mb:.2f} MB; 1 process {mb / t1:.2f} MB/s "
+                  f"({tb / t1:.2f}x LangChain), {cores} processes {mb / tn:.2f} MB/s ({tb / tn:.2f}x LangChain, "
+                  f"{t1 / tn:.2f}x one process)\n")
+            goal(f"parse stage in {cores} processes (financebench_dev)", "(no goal: cores, not parser speed)",
+                 f"{tb / tn:.2f}x LangChain, {t1 / tn:.2f}x one process", None)
+
+
 def bm25(size: int, repeat: int) -> None:
     import bench_bm25
 
@@ -175,6 +198,7 @@ def main() -> int:
     t0 = time.perf_counter()
     if "parse" not in skip:
         parse_and_chunk(1 if args.quick else args.repeat, 0.2)
+        parse_stage(1 if args.quick else args.repeat)
     if "bm25" not in skip:
         bm25(20_000 if args.quick else 100_000, args.repeat)
     if "semantic" not in skip:
