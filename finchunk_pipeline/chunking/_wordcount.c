@@ -39,26 +39,24 @@ fmix(uint64_t h)
     return h;
 }
 
-typedef struct {
-    uint64_t hash;
-    size_t off;     /* the key's code points in the arena, stored in the word's own kind */
-    uint32_t len;   /* code points */
-    int32_t count;
-    int kind;       /* 1, 2 or 4: the smallest kind holding the word (as str would) */
-} Entry;
-
+/* One slot of the open-addressing table, half a cache line: a look-up that finds its word
+ * in its first slot reads one line (keys of up to INLINE bytes are kept in the slot). */
+#define INLINE 19
 typedef struct {
     uint32_t tag;   /* the hash's high half */
-    uint32_t idx;   /* entry index + 1; 0: empty */
+    int32_t count;
+    uint32_t len;   /* code points; 0: an empty slot (a word is never empty) */
+    uint8_t kind;   /* 1, 2 or 4: the smallest kind holding the word (as str would) */
+    char key[INLINE];  /* the key (len * kind <= INLINE), else its offset in the arena */
 } Slot;
+_Static_assert(sizeof(Slot) == 32, "a slot is half a cache line");
 
 typedef struct {
     PyObject_HEAD
     Slot *slots;
     size_t mask;    /* slots - 1 (a power of two) */
-    Entry *entries;
-    size_t n, ecap;
-    char *arena;
+    size_t n;
+    char *arena;    /* keys longer than INLINE bytes */
     size_t alen, acap;
 } WordTable;
 
@@ -66,6 +64,16 @@ static inline int
 kind_of_max(Py_UCS4 orv)
 {
     return orv < 256 ? 1 : (orv < 65536 ? 2 : 4);
+}
+
+static inline const char *
+key_of(const WordTable *t, const Slot *s)
+{
+    if ((size_t)s->len * s->kind <= INLINE)
+        return s->key;
+    uint64_t off;
+    memcpy(&off, s->key, sizeof off);
+    return t->arena + off;
 }
 
 static inline int
@@ -79,44 +87,49 @@ keys_equal(const char *key, int kkind, const void *data, int kind, Py_ssize_t le
     return 1;
 }
 
-/* The entry of the word of ``len`` code points at ``data`` (of ``kind``; ``wkind`` the
- * smallest kind holding them, ``h`` their hash), or NULL. */
-static inline Entry *
+/* The slot of the word of ``len`` code points at ``data`` (of ``kind``; ``wkind`` the
+ * smallest kind holding them, ``h`` their hash): the word's, or the empty slot where it
+ * would go. */
+static inline Slot *
 find(WordTable *t, uint64_t h, const void *data, int kind, Py_ssize_t len, int wkind)
 {
     size_t i = (size_t)h & t->mask;
     uint32_t tag = (uint32_t)(h >> 32);
     for (;;) {
-        Slot s = t->slots[i];
-        if (s.idx == 0)
-            return NULL;
-        if (s.tag == tag) {
-            Entry *e = &t->entries[s.idx - 1];
-            if (e->hash == h && e->len == (uint32_t)len && e->kind == wkind
-                && keys_equal(t->arena + e->off, e->kind, data, kind, len))
-                return e;
-        }
+        Slot *s = &t->slots[i];
+        if (s->len == 0)
+            return s;
+        if (s->tag == tag && s->len == len && s->kind == wkind
+            && keys_equal(key_of(t, s), wkind, data, kind, len))
+            return s;
         i = (i + 1) & t->mask;
     }
+}
+
+static uint64_t
+hash_key(const char *key, int kind, Py_ssize_t len)
+{
+    uint64_t h = H_INIT;
+    for (Py_ssize_t i = 0; i < len; i++)
+        h = H_STEP(h, PyUnicode_READ(kind, key, i));
+    return fmix(h);
 }
 
 static int
 table_init(WordTable *t, size_t slots)
 {
     t->slots = PyMem_Calloc(slots, sizeof(Slot));
-    t->entries = PyMem_Malloc(sizeof(Entry) * (slots / 2));
-    t->arena = PyMem_Malloc(slots * 8);
-    if (!t->slots || !t->entries || !t->arena) {
-        PyMem_Free(t->slots); PyMem_Free(t->entries); PyMem_Free(t->arena);
-        t->slots = NULL; t->entries = NULL; t->arena = NULL;
+    t->arena = PyMem_Malloc(4096);
+    if (!t->slots || !t->arena) {
+        PyMem_Free(t->slots); PyMem_Free(t->arena);
+        t->slots = NULL; t->arena = NULL;
         PyErr_NoMemory();
         return -1;
     }
     t->mask = slots - 1;
     t->n = 0;
-    t->ecap = slots / 2;
     t->alen = 0;
-    t->acap = slots * 8;
+    t->acap = 4096;
     return 0;
 }
 
@@ -125,22 +138,19 @@ grow(WordTable *t)
 {
     size_t slots = (t->mask + 1) * 2;
     Slot *ns = PyMem_Calloc(slots, sizeof(Slot));
-    Entry *ne = PyMem_Realloc(t->entries, sizeof(Entry) * (slots / 2));
-    if (!ns || !ne) {
-        PyMem_Free(ns);
-        if (ne)
-            t->entries = ne;
+    if (!ns) {
         PyErr_NoMemory();
         return -1;
     }
-    t->entries = ne;
-    t->ecap = slots / 2;
-    for (size_t k = 0; k < t->n; k++) {
-        size_t i = (size_t)ne[k].hash & (slots - 1);
-        while (ns[i].idx)
+    for (size_t k = 0; k <= t->mask; k++) {
+        Slot *s = &t->slots[k];
+        if (s->len == 0)
+            continue;
+        uint64_t h = hash_key(key_of(t, s), s->kind, s->len);
+        size_t i = (size_t)h & (slots - 1);
+        while (ns[i].len)
             i = (i + 1) & (slots - 1);
-        ns[i].tag = (uint32_t)(ne[k].hash >> 32);
-        ns[i].idx = (uint32_t)(k + 1);
+        ns[i] = *s;
     }
     PyMem_Free(t->slots);
     t->slots = ns;
@@ -152,40 +162,40 @@ grow(WordTable *t)
 static int
 insert(WordTable *t, uint64_t h, const void *data, int kind, Py_ssize_t len, int wkind, int32_t count)
 {
+    if ((size_t)len > UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "word too long for WordTable");
+        return -1;
+    }
     if ((t->n + 1) * 2 > t->mask + 1 && grow(t) < 0)
         return -1;
-    if (t->n >= UINT32_MAX - 1) {
-        PyErr_SetString(PyExc_OverflowError, "WordTable is full");
-        return -1;
-    }
+    Slot *s = find(t, h, data, kind, len, wkind);
     size_t need = (size_t)len * wkind;
-    if (t->alen + need > t->acap) {
-        size_t cap = t->acap * 2;
-        while (t->alen + need > cap)
-            cap *= 2;
-        char *na = PyMem_Realloc(t->arena, cap);
-        if (!na) {
-            PyErr_NoMemory();
-            return -1;
+    char *key = s->key;
+    if (need > INLINE) {
+        if (t->alen + need > t->acap) {
+            size_t cap = t->acap * 2;
+            while (t->alen + need > cap)
+                cap *= 2;
+            char *na = PyMem_Realloc(t->arena, cap);
+            if (!na) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            t->arena = na;
+            t->acap = cap;
         }
-        t->arena = na;
-        t->acap = cap;
+        key = t->arena + t->alen;
+        uint64_t off = t->alen;
+        memcpy(s->key, &off, sizeof off);
+        t->alen += need;
     }
-    char *key = t->arena + t->alen;
     for (Py_ssize_t k = 0; k < len; k++)
         PyUnicode_WRITE(wkind, key, k, PyUnicode_READ(kind, data, k));
-    Entry *e = &t->entries[t->n];
-    e->hash = h;
-    e->off = t->alen;
-    e->len = (uint32_t)len;
-    e->count = count;
-    e->kind = wkind;
-    t->alen += need;
-    size_t i = (size_t)h & t->mask;
-    while (t->slots[i].idx)
-        i = (i + 1) & t->mask;
-    t->slots[i].tag = (uint32_t)(h >> 32);
-    t->slots[i].idx = (uint32_t)(++t->n);
+    s->tag = (uint32_t)(h >> 32);
+    s->count = count;
+    s->len = (uint32_t)len;
+    s->kind = (uint8_t)wkind;
+    t->n++;
     return 0;
 }
 
@@ -238,35 +248,36 @@ scan_kind(WordTable *t, PyObject *text, const int kind, Py_ssize_t cap, long spe
     Py_ssize_t i = 0;
     while (i < n) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (classify(c) == C_SPACE) {
+        if ((kind == PyUnicode_1BYTE_KIND ? cls256[c] : classify(c)) == C_SPACE) {
             i++;
             continue;
         }
-        Py_ssize_t start = i, wlen = 0;
+        Py_ssize_t start = i, ndel = 0;
         uint64_t h = H_INIT;
         Py_UCS4 orv = 0;
-        int del = 0;
         for (; i < n; i++) {
             c = PyUnicode_READ(kind, data, i);
-            int cl = classify(c);
-            if (cl == C_SPACE)
-                break;
-            if (cl == C_DELETED) {
-                del = 1;
+            int cl = kind == PyUnicode_1BYTE_KIND ? cls256[c] : classify(c);
+            if (cl != C_WORD) {
+                if (cl == C_SPACE)
+                    break;
+                ndel++;  /* a deleted character: not part of the word */
                 continue;
             }
             h = H_STEP(h, c);
-            orv |= c;
-            wlen++;
+            if (kind != PyUnicode_1BYTE_KIND)
+                orv |= c;
         }
+        Py_ssize_t wlen = i - start - ndel;
+        int del = ndel > 0;
         if (wlen == 0)  /* deleted characters only: no word */
             continue;
         h = fmix(h);
         int wkind = kind_of_max(orv);
-        Entry *e;
+        Slot *e;
         if (!del) {
             e = find(t, h, (const char *)data + start * kind, kind, wlen, wkind);
-            if (e)
+            if (e->len)
                 sum += e->count;
             else if (note_missing(missing, text, start, i, 0, NULL, wlen) < 0)
                 return -1;
@@ -276,7 +287,7 @@ scan_kind(WordTable *t, PyObject *text, const int kind, Py_ssize_t cap, long spe
             if (!buf)
                 return -1;
             e = find(t, h, buf, PyUnicode_4BYTE_KIND, wlen, wkind);
-            if (e)
+            if (e->len)
                 sum += e->count;
             else if (note_missing(missing, text, start, i, 1, buf, wlen) < 0) {
                 PyMem_Free(buf);
@@ -284,7 +295,7 @@ scan_kind(WordTable *t, PyObject *text, const int kind, Py_ssize_t cap, long spe
             }
             PyMem_Free(buf);
         }
-        miss |= (e == NULL);
+        miss |= (e->len == 0);
         if (++words == cap) {
             if (miss)
                 return 1;
@@ -422,18 +433,15 @@ done:
     return ws;
 }
 
-/* The hash, smallest kind and table entry of the str ``w`` (its code points as they are). */
-static Entry *
-find_str(WordTable *t, PyObject *w, uint64_t *hp, int *wkindp)
+/* The hash and slot of the str ``w`` (its code points as they are; a str is in its
+ * smallest kind); an empty slot when the table does not know it. */
+static Slot *
+find_str(WordTable *t, PyObject *w, uint64_t *hp)
 {
     int kind = PyUnicode_KIND(w);
     const void *data = PyUnicode_DATA(w);
     Py_ssize_t len = PyUnicode_GET_LENGTH(w);
-    uint64_t h = H_INIT;
-    for (Py_ssize_t i = 0; i < len; i++)
-        h = H_STEP(h, PyUnicode_READ(kind, data, i));
-    *hp = fmix(h);
-    *wkindp = kind;  /* a str is stored in its smallest kind */
+    *hp = hash_key(data, kind, len);
     return find(t, *hp, data, kind, len, kind);
 }
 
@@ -472,11 +480,13 @@ wt_add(WordTable *t, PyObject *args)
             goto done;
         }
         uint64_t h;
-        int wkind;
-        Entry *e = find_str(t, w, &h, &wkind);
-        if (e)
+        Slot *e = find_str(t, w, &h);
+        int kind = PyUnicode_KIND(w);
+        if (e->len)
             e->count = (int32_t)c;
-        else if (insert(t, h, PyUnicode_DATA(w), wkind, PyUnicode_GET_LENGTH(w), wkind, (int32_t)c) < 0)
+        else if (PyUnicode_GET_LENGTH(w) == 0)
+            continue;  /* never a word of a text */
+        else if (insert(t, h, PyUnicode_DATA(w), kind, PyUnicode_GET_LENGTH(w), kind, (int32_t)c) < 0)
             goto done;
     }
     result = Py_NewRef(Py_None);
@@ -494,9 +504,8 @@ wt_get(WordTable *t, PyObject *w)
         return NULL;
     }
     uint64_t h;
-    int wkind;
-    Entry *e = find_str(t, w, &h, &wkind);
-    if (!e)
+    Slot *e = find_str(t, w, &h);
+    if (!e->len)
         Py_RETURN_NONE;
     return PyLong_FromLong(e->count);
 }
@@ -504,8 +513,8 @@ wt_get(WordTable *t, PyObject *w)
 static PyObject *
 wt_clear(WordTable *t, PyObject *Py_UNUSED(ignored))
 {
-    PyMem_Free(t->slots); PyMem_Free(t->entries); PyMem_Free(t->arena);
-    t->slots = NULL; t->entries = NULL; t->arena = NULL;
+    PyMem_Free(t->slots); PyMem_Free(t->arena);
+    t->slots = NULL; t->arena = NULL;
     if (table_init(t, 1024) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -523,15 +532,15 @@ wt_init(WordTable *t, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kwds, ":WordTable", kwlist))
         return -1;
-    PyMem_Free(t->slots); PyMem_Free(t->entries); PyMem_Free(t->arena);
-    t->slots = NULL; t->entries = NULL; t->arena = NULL;
+    PyMem_Free(t->slots); PyMem_Free(t->arena);
+    t->slots = NULL; t->arena = NULL;
     return table_init(t, 1024);
 }
 
 static void
 wt_dealloc(WordTable *t)
 {
-    PyMem_Free(t->slots); PyMem_Free(t->entries); PyMem_Free(t->arena);
+    PyMem_Free(t->slots); PyMem_Free(t->arena);
     Py_TYPE(t)->tp_free((PyObject *)t);
 }
 
