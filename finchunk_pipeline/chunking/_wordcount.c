@@ -275,9 +275,11 @@ scan_kind(WordTable *t, PyObject *text, const int kind, Py_ssize_t cap, long spe
         h = fmix(h);
         int wkind = kind_of_max(orv);
         Slot *e;
+        int found;  /* read before note_missing: no slot pointer is kept across a call out */
         if (!del) {
             e = find(t, h, (const char *)data + start * kind, kind, wlen, wkind);
-            if (e->len)
+            found = e->len != 0;
+            if (found)
                 sum += e->count;
             else if (note_missing(missing, text, start, i, 0, NULL, wlen) < 0)
                 return -1;
@@ -287,7 +289,8 @@ scan_kind(WordTable *t, PyObject *text, const int kind, Py_ssize_t cap, long spe
             if (!buf)
                 return -1;
             e = find(t, h, buf, PyUnicode_4BYTE_KIND, wlen, wkind);
-            if (e->len)
+            found = e->len != 0;
+            if (found)
                 sum += e->count;
             else if (note_missing(missing, text, start, i, 1, buf, wlen) < 0) {
                 PyMem_Free(buf);
@@ -295,7 +298,7 @@ scan_kind(WordTable *t, PyObject *text, const int kind, Py_ssize_t cap, long spe
             }
             PyMem_Free(buf);
         }
-        miss |= (e->len == 0);
+        miss |= !found;
         if (++words == cap) {
             if (miss)
                 return 1;
