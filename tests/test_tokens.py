@@ -95,7 +95,7 @@ def test_word_cache_is_bounded(counter, monkeypatch):
     monkeypatch.setattr(tokens, "WORD_CACHE_MAX", 50)
     texts = [" ".join(f"w{i}x{j}" for j in range(20)) for i in range(10)]
     assert c.count_many(texts) == [c.count_exact(t) for t in texts]
-    assert len(c._words) <= 50
+    assert c.cached_words() <= 50
 
 
 def test_a_tokenizer_that_is_not_word_additive_is_counted_whole():

