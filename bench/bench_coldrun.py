@@ -2,7 +2,8 @@
 where the time goes (each step's "done in" line), with the machine's load before and after.
 
 The clone (``git clone`` of the checked-out commit: uncommitted changes are not in it) gets
-a fresh data root, Dagster home and output folder; it runs with this interpreter and the
+its optional C word counter built in place (``setup.py build_ext --inplace``, as the install
+does; not timed), a fresh data root, Dagster home and output folder; it runs with this interpreter and the
 clone first on PYTHONPATH (its code, not an installed one). Peak RSS is the largest of the
 run's processes (``getrusage(RUSAGE_CHILDREN)`` of a wrapper process).
 
@@ -47,6 +48,10 @@ def run(extra: list[str] | None = None, keep: str | None = None) -> dict:
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
     commit = subprocess.run(["git", "-C", str(clone), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, check=True).stdout.strip()
+    # the optional C word counter, as the install builds it (not timed; without a compiler
+    # the run counts in Python, as an install without one would)
+    built = subprocess.run([sys.executable, "setup.py", "--quiet", "build_ext", "--inplace"], cwd=clone,
+                           capture_output=True, text=True).returncode == 0 if (clone / "setup.py").exists() else False
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("FINCHUNK_", "DAGSTER_HOME"))}  # the defaults: data/store, out, dagster_home
     env["PYTHONPATH"] = str(clone) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -71,7 +76,8 @@ def run(extra: list[str] | None = None, keep: str | None = None) -> dict:
             steps.append((label, float(m.group(2)), m.group(1)))
             label = None
     lines = [f"clone of {commit} in {clone}", f"`uptime` before: {load_before}", f"`uptime` after:  {load_after}",
-             f"exit code {r['rc']}; wall {r['seconds']:.1f} s; peak RSS {r['maxrss_kb'] / 1024:.0f} MB", "",
+             f"exit code {r['rc']}; wall {r['seconds']:.1f} s; peak RSS {r['maxrss_kb'] / 1024:.0f} MB; "
+             f"C word counter {'built' if built else 'not built (token counts in Python)'}", "",
              "| step | s |", "|---|---:|"]
     lines += [f"| {s} | {t:.1f}{'' if st == 'done' else ' (FAILED)'} |" for s, t, st in steps]
     if r["rc"] != 0:
