@@ -27,7 +27,7 @@ from .cited_notes import cited_notes, cited_notes_of, notes_by_mark
 from .context import Piece, headings_piece
 from .note_links import may_refer, note_sections, referenced_notes
 from .options import StrategyParams
-from .sentence import split_sentences
+from .sentence_groups import sentence_groups
 from .strategy import Strategy
 from .strategy_context import ChunkingContext
 from .tables import caption_block, row_group_pieces, table_parts, table_piece, text_length
@@ -181,14 +181,8 @@ def _split_paragraph(doc: ParsedDocument, b: Block, lead: list[Block], notes, ma
     sentences cite, and the first piece the headings above it."""
     view = doc.view_text
     attach = attach and may_cite(view, b.vstart, b.vend)  # else no sentence of it cites a note
-    groups: list[tuple[int, int]] = []
-    for s, e in split_sentences(view, b.vstart, b.vend):
-        if groups and e - groups[-1][0] <= max_chars:
-            groups[-1] = (groups[-1][0], e)
-        else:
-            groups.append((s, e))
     pieces = []
-    for i, (s, e) in enumerate(groups):
+    for i, (s, e) in enumerate(sentence_groups(view, b.vstart, b.vend, max_chars)):
         head = lead if i == 0 else []
         marks = cited_marks(view[s:e]) if attach else []
         extra = cited_notes(replace(b, attrs={**b.attrs, "cites": marks}), notes) if marks else []
