@@ -34,6 +34,10 @@ class Piece:
     # piece that does not start with the speaker's label); never part of the source
     context: str = ""
     speaker: str = ""      # shown by the "speaker" context field
+    # view_spans itself (the same list) once they are known normalized (normalize_spans): the
+    # size bound normalizes every piece, and build_chunks then need not again; a piece given
+    # other spans (dataclasses.replace, a new list) no longer matches and is normalized
+    normalized: list[tuple[int, int]] | None = field(default=None, repr=False, compare=False)
 
 
 def headings_piece(headings: list[Block]) -> Piece:
@@ -114,7 +118,9 @@ def build_chunks(doc: ParsedDocument, meta: dict[str, Any], pieces: list[Piece],
     heads: dict[tuple, str] = {}        # context header per (section path, speaker)
     chunks: list[Chunk] = []
     for piece in pieces:
-        vspans = normalize_spans(view, piece.view_spans)
+        vspans = piece.view_spans
+        if piece.normalized is not vspans:
+            vspans = normalize_spans(view, vspans)
         if not vspans:
             continue
         source = SPAN_JOINER.join([view[s:e] for s, e in vspans])
