@@ -47,13 +47,16 @@ def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list
         return pieces
     blocks = {b.block_id: b for b in doc.blocks}
     body_rows: dict[str, list[Block]] = {}
+    tabular: set[str] = set()  # tables and rows: a piece with neither has no row labels
     for b in doc.blocks:
+        if b.kind == BlockKind.TABLE_ROW or b.kind == BlockKind.TABLE:
+            tabular.add(b.block_id)
         if b.kind == BlockKind.TABLE_ROW and not b.attrs.get("is_header") and b.parent_id:
             body_rows.setdefault(b.parent_id, []).append(b)
     view = doc.view_text
     for pc in pieces:
         rows: list[Block] = []
-        for bid in pc.block_ids:
+        for bid in (pc.block_ids if not tabular.isdisjoint(pc.block_ids) else ()):
             b = blocks.get(bid)
             if b is not None and b.kind == BlockKind.TABLE:
                 rows.extend(body_rows.get(bid, []))
