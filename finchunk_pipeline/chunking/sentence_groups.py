@@ -114,7 +114,7 @@ def _rstrip(text: str, lo: int, e: int) -> int:
     return e
 
 
-def _lstrip(text: str, s: int, hi: int) -> int:
+def lstrip_at(text: str, s: int, hi: int) -> int:
     while s < hi and text[s].isspace():
         s += 1
     return s
@@ -126,12 +126,12 @@ def sentence_groups(text: str, start: int, end: int, max_chars: int,
     the last sentence end within ``max_chars`` of it (at least its first sentence)."""
     ends = SentenceEnds(text, start, end, language)
     final = ends.final
-    g = _lstrip(text, start, final)
+    g = lstrip_at(text, start, final)
     out: list[tuple[int, int]] = []
     while g < final:
         e = ends.last_end(g, g + max_chars)
         if e is None:
             e = ends.first_end(g)
         out.append((g, e))
-        g = _lstrip(text, e, final)
+        g = lstrip_at(text, e, final)
     return out
