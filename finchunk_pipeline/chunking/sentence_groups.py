@@ -37,8 +37,9 @@ class SentenceEnds:
         self.trues: list[int] = []                          # indices of the boundaries found, sorted
         self.final = _rstrip(text, start, end)
         # a blank line always ends a sentence (at the last non-space before it), as does the range
-        self.fixed = sorted({_rstrip(text, start, m.start()) for m in _BLANK_LINE.finditer(text, start, end)
-                             if start < m.start() < end} | {self.final})
+        nl = text.find("\n", start, end)  # a blank line holds two: most paragraphs have none
+        self.fixed = sorted({_rstrip(text, start, m.start()) for m in _BLANK_LINE.finditer(text, nl, end)
+                             if start < m.start() < end} | {self.final}) if nl >= 0 else [self.final]
 
     def _is_boundary(self, i: int) -> bool:
         st = self.state[i]
