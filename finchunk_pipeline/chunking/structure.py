@@ -155,7 +155,7 @@ class _SectionWalk:
         """Merge within the section up to max_chars; a paragraph longer than that alone is
         split at sentence boundaries."""
         if self.group and (self.group[0].section_path != b.section_path
-                           or (b.vend - (self.pending_heading + self.group)[0].vstart) > self.max_chars):
+                           or (b.vend - (self.pending_heading or self.group)[0].vstart) > self.max_chars):
             self.flush()
         if b.kind == BlockKind.PARAGRAPH and b.vend - b.vstart > self.max_chars:
             self.flush()
