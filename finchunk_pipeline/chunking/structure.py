@@ -115,8 +115,7 @@ class _SectionWalk:
         if not group:
             return
         members = self.pending_heading + group
-        ids = {b.block_id for b in members}
-        extra = cited_notes_of(group, self.notes, ids) if self.attach else []
+        extra = cited_notes_of(group, self.notes, {b.block_id for b in members}) if self.notes else []
         spans = [(members[0].vstart, members[-1].vend)] + [(n.vstart, n.vend) for n in extra]
         kinds = {b.kind for b in group}
         kind = "text" if kinds <= {BlockKind.PARAGRAPH} else (group[0].kind if len(kinds) == 1 else "mixed")
@@ -183,15 +182,19 @@ def _split_paragraph(doc: ParsedDocument, b: Block, lead: list[Block], notes, ma
     (a sentence longer than that stays whole); each piece carries the footnotes its own
     sentences cite, and the first piece the headings above it."""
     view = doc.view_text
-    attach = attach and may_cite(view, b.vstart, b.vend)  # else no sentence of it cites a note
+    # no notes, or no cite character in the paragraph: no sentence of it cites a note
+    attach = attach and bool(notes) and may_cite(view, b.vstart, b.vend)
     pieces = []
     for i, (s, e) in enumerate(sentence_groups(view, b.vstart, b.vend, max_chars)):
         head = lead if i == 0 else []
         marks = cited_marks(view[s:e]) if attach else []
         extra = cited_notes(replace(b, attrs={**b.attrs, "cites": marks}), notes) if marks else []
-        spans = [(h.vstart, h.vend) for h in head] + [(s, e)] + [(n.vstart, n.vend) for n in extra]
-        pieces.append(Piece(spans, "text", b.section_path, b.block_id,
-                            [h.block_id for h in head] + [b.block_id] + [n.block_id for n in extra]))
+        if head or extra:
+            spans = [(h.vstart, h.vend) for h in head] + [(s, e)] + [(n.vstart, n.vend) for n in extra]
+            ids = [h.block_id for h in head] + [b.block_id] + [n.block_id for n in extra]
+        else:  # most pieces: the sentences alone
+            spans, ids = [(s, e)], [b.block_id]
+        pieces.append(Piece(spans, "text", b.section_path, b.block_id, ids))
     return pieces
 
 
