@@ -89,6 +89,7 @@ def enforce_char_bound(doc: ParsedDocument, pieces: list[Piece], bound: int | No
     for piece in pieces:
         spans = normalize_spans(view, piece.view_spans)
         if span_chars(spans) <= bound:
+            piece.view_spans = piece.normalized = spans  # build_chunks reads them as they are
             out.append(piece)
             continue
         split += 1

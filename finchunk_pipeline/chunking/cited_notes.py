@@ -30,6 +30,8 @@ def cited_notes_of(blocks: list[Block], notes: dict[str, list[Block]], exclude: 
     """The notes any of ``blocks`` cite, once each, in citation order, minus ``exclude`` ids."""
     out: list[Block] = []
     for b in blocks:
+        if not b.attrs.get("cites"):
+            continue  # most blocks cite nothing
         for n in cited_notes(b, notes):
             if n.block_id not in exclude and n not in out:
                 out.append(n)

@@ -34,6 +34,10 @@ class Piece:
     # piece that does not start with the speaker's label); never part of the source
     context: str = ""
     speaker: str = ""      # shown by the "speaker" context field
+    # view_spans itself (the same list) once they are known normalized (normalize_spans): the
+    # size bound normalizes every piece, and build_chunks then need not again; a piece given
+    # other spans (dataclasses.replace, a new list) no longer matches and is normalized
+    normalized: list[tuple[int, int]] | None = field(default=None, repr=False, compare=False)
 
 
 def headings_piece(headings: list[Block]) -> Piece:
@@ -113,30 +117,42 @@ def build_chunks(doc: ParsedDocument, meta: dict[str, Any], pieces: list[Piece],
     raw_span = doc.raw_span
     heads: dict[tuple, str] = {}        # context header per (section path, speaker)
     chunks: list[Chunk] = []
+    doc_id = doc.doc_id
+    id_prefix = f"{doc_id}#c"
     for piece in pieces:
-        vspans = normalize_spans(view, piece.view_spans)
+        vspans = piece.view_spans
+        if piece.normalized is not vspans:
+            vspans = normalize_spans(view, vspans)
         if not vspans:
             continue
-        source = SPAN_JOINER.join([view[s:e] for s, e in vspans])
+        if len(vspans) == 1:  # most pieces: the text at one span, nothing to join
+            s, e = vspans[0]
+            source = view[s:e]
+        else:
+            source = SPAN_JOINER.join([view[s:e] for s, e in vspans])
         raw_spans = list(vspans) if identity else [raw_span(s, e) for s, e in vspans]
-        lines: list[str] = []
-        if header:
-            key = (tuple(piece.section_path), piece.speaker)
-            head = heads.get(key)
-            if head is None:
-                head = heads[key] = context_header(meta, piece.section_path, context_fields, speaker=piece.speaker)
-            if head:
-                lines.append(head)
-        if piece.context and piece.context not in lines:
-            lines.append(piece.context)
-        # the context only ever precedes the exact source text
-        embedding = "\n\n".join(lines + [source]) if lines else source
-        seq = len(chunks)
+        embedding = source
+        if header or piece.context:
+            lines: list[str] = []
+            if header:
+                key = (tuple(piece.section_path), piece.speaker)
+                head = heads.get(key)
+                if head is None:
+                    head = heads[key] = context_header(meta, piece.section_path, context_fields,
+                                                       speaker=piece.speaker)
+                if head:
+                    lines.append(head)
+            if piece.context and piece.context not in lines:
+                lines.append(piece.context)
+            # the context only ever precedes the exact source text
+            if lines:
+                embedding = "\n\n".join(lines + [source])
         chunks.append(Chunk(
-            chunk_id=f"{doc.doc_id}#c{seq:05d}", chunk_set=chunk_set, doc_id=doc.doc_id, kind=piece.kind,
+            chunk_id=f"{id_prefix}{len(chunks):05d}", chunk_set=chunk_set, doc_id=doc_id, kind=piece.kind,
             spans=raw_spans, view_spans=vspans, section_path=tuple(piece.section_path),
             parent_id=piece.parent_id, source_text=source, embedding_text=embedding,
-            display_text=display_text(source), block_ids=list(piece.block_ids),
+            display_text=source if len(source) <= DISPLAY_MAX_CHARS else display_text(source),
+            block_ids=list(piece.block_ids),
         ))
     if counter is not None and chunks:
         for chunk, n in zip(chunks, counter.count_many([c.embedding_text for c in chunks])):

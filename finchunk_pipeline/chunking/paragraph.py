@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 from ..parse.model import Block, BlockKind, ParsedDocument
 from .context import Piece, headings_piece
 from .options import StrategyParams, field_error
-from .sentence import split_sentences
+from .sentence_groups import SentenceEnds, lstrip_at
 from .strategy import Strategy
 from .strategy_context import ChunkingContext
 from .tables import caption_block, row_group_pieces, table_parts, table_piece, text_length
@@ -96,12 +96,46 @@ class _ParagraphWalk:
         lead = [(h.vstart, h.vend) for h in self.pending]
         lead_ids = [h.block_id for h in self.pending]
         if b.vend - b.vstart > self.hi:
-            for i, (s, e) in enumerate(split_sentences(self.doc.view_text, b.vstart, b.vend)):
-                self.add((lead if i == 0 else []) + [(s, e)], (lead_ids if i == 0 else []) + [b.block_id],
-                         b.section_path)
+            self.add_sentences(b, lead, lead_ids)
         else:
             self.add(lead + [(b.vstart, b.vend)], lead_ids + [b.block_id], b.section_path)
         self.pending = []
+
+    def add_sentences(self, b: Block, lead: list[tuple[int, int]], lead_ids: list[str]) -> None:
+        """``add`` of each sentence of ``b`` in turn (the first with the lead), reading only the
+        sentence ends that decide a flush (sentence_groups.SentenceEnds): below min_chars the
+        next sentence always joins; from there every sentence up to max_chars of the piece's
+        start does. The sentences joined since the last flush are added as one span (pieces
+        are normalized: whitespace between spans merges them)."""
+        view = self.doc.view_text
+        ends = SentenceEnds(view, b.vstart, b.vend)
+        final = ends.final
+        s = lstrip_at(view, b.vstart, final)
+        if s >= final:
+            return
+        e = ends.first_end(s)
+        self.add(lead + [(s, e)], lead_ids + [b.block_id], b.section_path)
+        run = None  # start of the sentences joined since, not yet in self.cur
+        while e < final:
+            c0 = self.cur[0][0]
+            nxt = lstrip_at(view, e, final)
+            if e - c0 < self.lo:
+                e = ends.first_end(e)
+            else:
+                y = ends.last_end(e, c0 + self.hi)
+                if y is None:  # the next sentence would pass max_chars
+                    if run is not None:
+                        self.cur.append((run, e))
+                        run = None
+                    self.flush()
+                    e = ends.first_end(nxt)
+                    self.add([(nxt, e)], [b.block_id], b.section_path)
+                    continue
+                e = y
+            if run is None:
+                run = nxt
+        if run is not None:
+            self.cur.append((run, e))
 
     def add(self, spans: list[tuple[int, int]], ids: list[str], sec: tuple[str, ...]) -> None:
         """Merge into the current piece: a new section, or a piece of min_chars that would pass

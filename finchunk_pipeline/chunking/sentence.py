@@ -82,36 +82,49 @@ def _is_abbreviation(text: str, dot: int, language: str = "en") -> bool:
     return False
 
 
+def boundary_candidates(text: str, start: int, end: int):
+    """The candidate boundaries of ``text[start:end]``: matches of the boundary regex, in order."""
+    plain = text.find("!", start, end) < 0 and text.find("?", start, end) < 0
+    return (_PERIOD_NEXT if plain else _BOUNDARY_NEXT).finditer(text, start, end)
+
+
+def candidate_passes(text: str, m: re.Match, start: int, language: str, openers: str) -> bool:
+    """Is candidate ``m`` a boundary by what follows and precedes it (everything but the open
+    parenthesis test, the one that depends on the previous boundary)? ``start``: the range's."""
+    nxt = m.group(2)
+    if nxt is None:  # only whitespace follows
+        return False
+    m_start = m.start()
+    if text[m_start] == ".":
+        if m_start > start and text[m_start - 1] == " ":  # pre-tokenised " . "
+            return True
+        # "No. 5", "U.S. Treasury", "Inc. reported": an abbreviation is a boundary only when
+        # it closes a sentence followed by a clear new one, which we cannot tell reliably;
+        # keep it together
+        return not _is_abbreviation(text, m.end(1) - 1, language) and (
+            nxt.isupper() or nxt.isdigit() or nxt in openers)
+    return not nxt.islower()
+
+
+def open_parenthesis(text: str, pos: int, m_start: int) -> bool:
+    """An open parenthesis in the sentence from ``pos``: a candidate there is no boundary
+    (most sentences hold none: one search instead of two counts)."""
+    return text.find("(", pos, m_start) >= 0 and text.count("(", pos, m_start) > text.count(")", pos, m_start)
+
+
+def sentence_openers(language: str) -> str:
+    return _DEFAULT_OPENERS + _OPENERS.get(language, "")
+
+
 def _boundaries(text: str, start: int, end: int, language: str) -> list[int]:
     """Where sentences end inside ``text[start:end]`` by punctuation (see the module doc)."""
-    openers = _DEFAULT_OPENERS + _OPENERS.get(language, "")
+    openers = sentence_openers(language)
     cuts: list[int] = []
     pos = start
-    plain = text.find("!", start, end) < 0 and text.find("?", start, end) < 0
-    for m in (_PERIOD_NEXT if plain else _BOUNDARY_NEXT).finditer(text, start, end):
-        nxt = m.group(2)
-        if nxt is None:  # only whitespace follows
-            continue
-        m_start = m.start()
-        if text[m_start] == ".":
-            free = m_start > start and text[m_start - 1] == " "  # pre-tokenised " . "
-            if not free:
-                if _is_abbreviation(text, m.end(1) - 1, language):
-                    # "No. 5", "U.S. Treasury", "Inc. reported": an abbreviation is a boundary
-                    # only when it closes a sentence followed by a clear new one, which we
-                    # cannot tell reliably; keep it together
-                    continue
-                if not (nxt.isupper() or nxt.isdigit() or nxt in openers):
-                    continue
-        elif nxt.islower():
-            continue
-        # an open parenthesis in the current sentence: not a boundary (most sentences hold
-        # none: one search instead of two counts)
-        if text.find("(", pos, m_start) >= 0 and text.count("(", pos, m_start) > text.count(")", pos, m_start):
-            continue
-        b = m.end()
-        cuts.append(b)
-        pos = b
+    for m in boundary_candidates(text, start, end):
+        if candidate_passes(text, m, start, language, openers) and not open_parenthesis(text, pos, m.start()):
+            pos = m.end()
+            cuts.append(pos)
     return cuts
 
 

@@ -27,7 +27,7 @@ from .cited_notes import cited_notes, cited_notes_of, notes_by_mark
 from .context import Piece, headings_piece
 from .note_links import may_refer, note_sections, referenced_notes
 from .options import StrategyParams
-from .sentence import split_sentences
+from .sentence_groups import sentence_groups
 from .strategy import Strategy
 from .strategy_context import ChunkingContext
 from .tables import caption_block, row_group_pieces, table_parts, table_piece, text_length
@@ -47,13 +47,16 @@ def link_notes(doc: ParsedDocument, pieces: list[Piece], max_chars: int) -> list
         return pieces
     blocks = {b.block_id: b for b in doc.blocks}
     body_rows: dict[str, list[Block]] = {}
+    tabular: set[str] = set()  # tables and rows: a piece with neither has no row labels
     for b in doc.blocks:
+        if b.kind == BlockKind.TABLE_ROW or b.kind == BlockKind.TABLE:
+            tabular.add(b.block_id)
         if b.kind == BlockKind.TABLE_ROW and not b.attrs.get("is_header") and b.parent_id:
             body_rows.setdefault(b.parent_id, []).append(b)
     view = doc.view_text
     for pc in pieces:
         rows: list[Block] = []
-        for bid in pc.block_ids:
+        for bid in (pc.block_ids if not tabular.isdisjoint(pc.block_ids) else ()):
             b = blocks.get(bid)
             if b is not None and b.kind == BlockKind.TABLE:
                 rows.extend(body_rows.get(bid, []))
@@ -112,8 +115,7 @@ class _SectionWalk:
         if not group:
             return
         members = self.pending_heading + group
-        ids = {b.block_id for b in members}
-        extra = cited_notes_of(group, self.notes, ids) if self.attach else []
+        extra = cited_notes_of(group, self.notes, {b.block_id for b in members}) if self.notes else []
         spans = [(members[0].vstart, members[-1].vend)] + [(n.vstart, n.vend) for n in extra]
         kinds = {b.kind for b in group}
         kind = "text" if kinds <= {BlockKind.PARAGRAPH} else (group[0].kind if len(kinds) == 1 else "mixed")
@@ -152,7 +154,7 @@ class _SectionWalk:
         """Merge within the section up to max_chars; a paragraph longer than that alone is
         split at sentence boundaries."""
         if self.group and (self.group[0].section_path != b.section_path
-                           or (b.vend - (self.pending_heading + self.group)[0].vstart) > self.max_chars):
+                           or (b.vend - (self.pending_heading or self.group)[0].vstart) > self.max_chars):
             self.flush()
         if b.kind == BlockKind.PARAGRAPH and b.vend - b.vstart > self.max_chars:
             self.flush()
@@ -180,21 +182,19 @@ def _split_paragraph(doc: ParsedDocument, b: Block, lead: list[Block], notes, ma
     (a sentence longer than that stays whole); each piece carries the footnotes its own
     sentences cite, and the first piece the headings above it."""
     view = doc.view_text
-    attach = attach and may_cite(view, b.vstart, b.vend)  # else no sentence of it cites a note
-    groups: list[tuple[int, int]] = []
-    for s, e in split_sentences(view, b.vstart, b.vend):
-        if groups and e - groups[-1][0] <= max_chars:
-            groups[-1] = (groups[-1][0], e)
-        else:
-            groups.append((s, e))
+    # no notes, or no cite character in the paragraph: no sentence of it cites a note
+    attach = attach and bool(notes) and may_cite(view, b.vstart, b.vend)
     pieces = []
-    for i, (s, e) in enumerate(groups):
+    for i, (s, e) in enumerate(sentence_groups(view, b.vstart, b.vend, max_chars)):
         head = lead if i == 0 else []
         marks = cited_marks(view[s:e]) if attach else []
         extra = cited_notes(replace(b, attrs={**b.attrs, "cites": marks}), notes) if marks else []
-        spans = [(h.vstart, h.vend) for h in head] + [(s, e)] + [(n.vstart, n.vend) for n in extra]
-        pieces.append(Piece(spans, "text", b.section_path, b.block_id,
-                            [h.block_id for h in head] + [b.block_id] + [n.block_id for n in extra]))
+        if head or extra:
+            spans = [(h.vstart, h.vend) for h in head] + [(s, e)] + [(n.vstart, n.vend) for n in extra]
+            ids = [h.block_id for h in head] + [b.block_id] + [n.block_id for n in extra]
+        else:  # most pieces: the sentences alone
+            spans, ids = [(s, e)], [b.block_id]
+        pieces.append(Piece(spans, "text", b.section_path, b.block_id, ids))
     return pieces
 
 
