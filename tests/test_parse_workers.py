@@ -154,3 +154,23 @@ def test_the_asset_parses_in_the_processes_it_is_given(tmp_path, default_corpus_
         manifest = pq.read_table(pipeline.workspace().manifest_path).to_pylist()
         stored[workers] = (_stored(BlockStore(root / "store" / "blocks")), manifest)
     assert stored["2"] == stored["1"] and stored["1"][0]
+
+
+def test_a_container_cpu_limit_caps_the_cores(tmp_path):
+    from finchunk_pipeline.parse.corpus_parse import cpu_limit
+
+    v2, q, p = tmp_path / "cpu.max", tmp_path / "quota", tmp_path / "period"
+    none = tmp_path / "absent"
+    assert cpu_limit(none, none, none) is None                 # no cgroup files: no limit
+    v2.write_text("max 100000\n")
+    assert cpu_limit(v2, none, none) is None                   # cgroup v2, unlimited
+    v2.write_text("150000 100000\n")
+    assert cpu_limit(v2, none, none) == 2                      # 1.5 CPUs: two processes
+    v2.write_text("50000 100000\n")
+    assert cpu_limit(v2, none, none) == 1
+    q.write_text("-1\n"), p.write_text("100000\n")
+    assert cpu_limit(none, q, p) is None                       # cgroup v1, unlimited
+    q.write_text("400000\n")
+    assert cpu_limit(none, q, p) == 4
+    v2.write_text("garbage\n")
+    assert cpu_limit(v2, q, p) is None                         # unreadable: no limit assumed

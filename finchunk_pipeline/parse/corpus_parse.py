@@ -22,6 +22,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ..corpus.content import controls_as_spaces
@@ -54,12 +55,34 @@ class ParseReport:
         return pd.DataFrame(ok, columns=list(self.rows[0]) if self.rows else ["doc_id", "sha", "parser_key"])
 
 
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity, e.g. a container's cpuset)."""
+# a container's CPU limit: cgroup v2 ("<quota> <period>" or "max <period>"), else v1's two files
+CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
+CFS_QUOTA, CFS_PERIOD = Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"), Path("/sys/fs/cgroup/cpu/cpu.cfs_period_us")
+
+
+def cpu_limit(cpu_max: Path = CPU_MAX, quota: Path = CFS_QUOTA, period: Path = CFS_PERIOD) -> int | None:
+    """The cores a container's CPU quota allows (rounded up), or None without a quota."""
     try:
-        return len(os.sched_getaffinity(0)) or 1
+        if cpu_max.exists():
+            q, p = cpu_max.read_text().split()[:2]
+            return None if q == "max" else max(1, -(-int(q) // int(p)))
+        if quota.exists() and period.exists():
+            q, p = int(quota.read_text()), int(period.read_text())
+            return None if q <= 0 or p <= 0 else max(1, -(-q // p))
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def usable_cores() -> int:
+    """The cores this process may use: its CPU affinity (a cpuset), capped by a container's CPU
+    quota (a Kubernetes CPU limit)."""
+    try:
+        cores = len(os.sched_getaffinity(0)) or 1
     except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    limit = cpu_limit()
+    return min(cores, limit) if limit else cores
 
 
 def parse_workers(records: list[dict], blocks: BlockStore, requested: int | None) -> int:
