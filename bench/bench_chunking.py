@@ -3,7 +3,9 @@
 1. Throughput on a corpus folder: parse MB/s per parser over its documents; chunk MB/s of
    every strategy in STRATEGIES over the parsed documents (parse excluded, no token
    counting; "semantic" only with --with-semantic since it embeds), plus one row
-   "structure + token counting" with the embedding model's tokenizer. Baselines over the
+   "structure + token counting" with the embedding model's tokenizer. Every row runs in
+   rounds, each round timing every row once, the baselines included (interleaved: the load
+   and the baseline's own swings hit every row alike). Baselines over the
    same raw texts: LangChain's RecursiveCharacterTextSplitter(500, 0, add_start_index=True)
    when langchain_text_splitters is importable, and always plain 500-character slicing.
    Every measurement is the best of --repeat runs (a run loops over the corpus until it lasts
@@ -56,21 +58,25 @@ def rss_kb() -> dict[str, int]:
     return out
 
 
-def best_of(fn, repeat: int, min_seconds: float = 0.0):
-    """Best seconds per call of ``fn`` over ``repeat`` runs; a run calls ``fn`` k times, k
-    chosen from an untimed first call so that a run lasts about ``min_seconds`` (small corpora
-    would otherwise be timed at the millisecond level)."""
-    t = time.perf_counter()
-    result = fn()
-    first = time.perf_counter() - t
-    k = max(1, math.ceil(min_seconds / max(first, 1e-9))) if min_seconds > 0 else 1
-    best = math.inf
-    for _ in range(max(1, repeat)):
+def interleaved_best(fns: list, repeat: int, min_seconds: float = 0.0) -> list[tuple[float, object]]:
+    """Best seconds per run of each of ``fns``, in rounds: round r times every call once before
+    round r+1. A call's run calls it k times, k chosen from an untimed first call so that a run
+    lasts about ``min_seconds`` (small corpora would otherwise be timed at the millisecond
+    level). Per call: (best seconds per call, the result of its untimed first call)."""
+    firsts, ks = [], []
+    for fn in fns:
         t = time.perf_counter()
-        for _ in range(k):
-            fn()
-        best = min(best, (time.perf_counter() - t) / k)
-    return best, result
+        firsts.append(fn())
+        first = time.perf_counter() - t
+        ks.append(max(1, math.ceil(min_seconds / max(first, 1e-9))) if min_seconds > 0 else 1)
+    best = [math.inf] * len(fns)
+    for _ in range(max(1, repeat)):
+        for i, (fn, k) in enumerate(zip(fns, ks)):
+            t = time.perf_counter()
+            for _ in range(k):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - t) / k)
+    return list(zip(best, firsts))
 
 
 def chunker_configs(names: list[str]):
@@ -151,31 +157,26 @@ def throughput(corpus: Path, repeat: int, strategies: list[str], min_s: float,
     total_mb = sum(src_bytes[d] for d in kept) / 1e6
     view_mb = sum(len(doc.view_text.encode("utf-8")) for doc, _ in parsed) / 1e6
 
-    rows: list[tuple] = []   # (label, docs, s, mb, view_mb, chunks, is_ratio_row)
-    base: dict[str, float] = {}
-    s, n = best_of(lambda: slice_baseline(texts), repeat, min_s)
-    rows.append(("baseline: slice 500-char windows", len(texts), s, total_mb, None, n, True))
-    base["slicing"] = total_mb / s
+    # every row is a task; the tasks run in rounds, each round every task once (LangChain's pass
+    # beside each row's), and a row's time is its best round: the machine's load, and the
+    # baseline's own swings (its pass moved 1.6x between two processes), hit every row alike
+    tasks: list[tuple] = []  # (label, docs, fn, mb, view_mb, is_ratio_row)
+    tasks.append(("baseline: slice 500-char windows", len(texts), lambda: slice_baseline(texts), total_mb, None, True))
     lc = langchain_baseline()
     if lc is not None:
-        s, n = best_of(lambda: lc(texts), repeat, min_s)
-        rows.append(("baseline: LangChain recursive 500/0", len(texts), s, total_mb, None, n, True))
-        base["LangChain recursive"] = total_mb / s
+        tasks.append(("baseline: LangChain recursive 500/0", len(texts), lambda: lc(texts), total_mb, None, True))
     else:
         notes.append("langchain_text_splitters is not installed: ratios are to plain 500-character slicing")
-
-    parse_total = 0.0
+    parse_labels = []
     for name in sorted(by_parser):
         recs = by_parser[name]
         if not recs:
             continue
         spec = select_parser(recs[0]["doc_type"], recs[0]["format"])
-        s, _ = best_of(lambda: [spec.fn(r["doc_id"], r["text"], r) for r in recs], repeat, min_s)
-        parse_total += s
         mb = sum(src_bytes[r["doc_id"]] for r in recs) / 1e6
-        rows.append((f"parse: {name}", len(recs), s, mb, None, None, False))
-    rows.append(("parse: all parsers", len(texts), parse_total, total_mb, None, None, True))
-
+        tasks.append((f"parse: {name}", len(recs), lambda spec=spec, recs=recs: [spec.fn(r["doc_id"], r["text"], r) for r in recs],
+                      mb, None, False))
+        parse_labels.append(f"parse: {name}")
     configs = chunker_configs(strategies)
     counted = []
     if "structure" in configs:
@@ -186,8 +187,22 @@ def throughput(corpus: Path, repeat: int, strategies: list[str], min_s: float,
         except Exception as exc:
             notes.append(f"{label}: {type(exc).__name__}: {exc}")
             continue
-        s, n = best_of(lambda: sum(len(chunk_document(config, d, m, counter=counter)) for d, m in parsed), repeat, min_s)
-        rows.append((label, len(parsed), s, total_mb, view_mb, n, True))
+        tasks.append((label, len(parsed), lambda config=config, counter=counter: sum(
+            len(chunk_document(config, d, m, counter=counter)) for d, m in parsed), total_mb, view_mb, True))
+
+    timed = interleaved_best([t[2] for t in tasks], repeat, min_s)
+    rows: list[tuple] = []   # (label, docs, s, mb, view_mb, chunks, is_ratio_row)
+    base: dict[str, float] = {}
+    for (label, docs, _, mb, vmb, is_ratio), (s, result) in zip(tasks, timed):
+        parse = label in parse_labels
+        rows.append((label, docs, s, mb, vmb, None if parse else result, is_ratio))  # result: a chunk count
+        if label == "baseline: slice 500-char windows":
+            base["slicing"] = total_mb / s
+        elif label == "baseline: LangChain recursive 500/0":
+            base["LangChain recursive"] = total_mb / s
+        if parse and label == parse_labels[-1]:
+            rows.append(("parse: all parsers", len(texts), sum(r[2] for r in rows if r[0] in parse_labels),
+                         total_mb, None, None, True))
 
     notes.append(f"ratios are times on the same corpus (MB/s over the {total_mb:.2f} MB source for every row); "
                  f"the baselines split the raw source, the strategies the {view_mb:.2f} MB parsed view")
