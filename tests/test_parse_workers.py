@@ -174,3 +174,26 @@ def test_a_container_cpu_limit_caps_the_cores(tmp_path):
     assert cpu_limit(none, q, p) == 4
     v2.write_text("garbage\n")
     assert cpu_limit(v2, q, p) is None                         # unreadable: no limit assumed
+
+
+class _FailingPool(_DyingPool):
+    """A pool in which one document's result cannot come back (an error in transit)."""
+
+    def submit(self, fn, *args):
+        fut: Future = Future()
+        if args[0]["doc_id"] == self.victim:
+            fut.set_exception(TypeError("cannot pickle '_thread.lock' object"))
+        else:
+            fut.set_result(fn(*args))
+        return fut
+
+
+def test_a_result_lost_in_transit_fails_its_document_only(tmp_path, monkeypatch):
+    docs, raw = _corpus(tmp_path, n=4)
+    victim = docs["doc_id"][1]
+    monkeypatch.setattr(_FailingPool, "victim", victim, raising=False)
+    monkeypatch.setattr(corpus_parse, "ProcessPoolExecutor", _FailingPool)
+    report = parse_documents(docs, raw, BlockStore(tmp_path / "blocks"), workers=2)
+    rows = {r["doc_id"]: r for r in report.rows}
+    assert rows[victim]["error"] == "parse worker failed: TypeError: cannot pickle '_thread.lock' object"
+    assert report.parsed == 3 and report.failed == 4  # the other good documents parsed, the 3 bad ones failed

@@ -3,15 +3,17 @@
 Documents whose blocks already exist under their parser version are skipped; a document
 that fails is reported with its id and the problem, and the others go on.
 
-Documents are independent, so with ``workers`` > 1 they are parsed in that many processes
-(spawned, each parsing one document at a time and writing its blocks file itself, written
-then renamed as always); the report is in the manifest's order whatever the workers did, and
-the blocks are the same bytes as a single process writes. ``workers=None`` decides by the
-work: one process per core (at most ``AUTO_MAX_WORKERS``) when at least ``AUTO_MIN_BYTES`` of
-documents are to be parsed, else one — a worker process costs about 1.5 s of CPU before it
-parses anything (start, imports, cold caches: 8.4 s of CPU in two workers against 5.5 s in
-one process for financebench_dev's 16.5 MB), so a small corpus parses faster in one. If a worker process dies (killed, out of memory),
-the documents it left are parsed in this process.
+Documents are independent, so with ``workers`` > 1 they are parsed in that many spawned
+processes, largest first, each writing its own blocks file (written, then renamed, as always);
+the report is in the manifest's order whatever the workers did, and the blocks are the same
+bytes a single process writes. ``workers=None`` decides by the work: one process per usable
+core (``usable_cores``: the affinity, capped by a container's CPU quota; at most
+``AUTO_MAX_WORKERS``) when at least ``AUTO_MIN_BYTES`` of documents are new, else one. A worker
+costs about 1.5 s of CPU before it parses (start, imports, cold caches: 8.4 s of CPU in two
+workers against 5.5 s in one process for financebench_dev's 16.5 MB), so a small corpus
+parses faster in one. If a worker process dies (killed, out of memory), the documents it left
+are parsed in this process; a document whose result cannot come back from its worker is
+reported failed, with the reason.
 """
 from __future__ import annotations
 
@@ -158,6 +160,12 @@ def parse_one(rec: dict, raw_root: str, blocks_root: str) -> tuple[dict, str]:
     return row, "parsed"
 
 
+def _failed(rec: dict, why: str) -> tuple[dict, str]:
+    log.error("document %s: %s", rec["doc_id"], why)
+    return ({"doc_id": rec["doc_id"], "format": rec["format"], "sha": rec["sha"], "parser_key": None,
+             "parser_version": None, "blocks": {}, "warnings": [], "error": why}, "failed")
+
+
 def _in_processes(records: list[dict], raw_root: str, blocks_root: str, workers: int,
                   done: Callable[[int, tuple[dict, str]], None]) -> list[int]:
     """parse_one of each record in ``workers`` spawned processes; ``done(i, result)`` as each
@@ -170,13 +178,16 @@ def _in_processes(records: list[dict], raw_root: str, blocks_root: str, workers:
             order = sorted(range(len(records)), key=lambda i: -_size(records[i]))
             futures = {pool.submit(parse_one, records[i], raw_root, blocks_root): i for i in order}
             for fut in as_completed(futures):
+                i = futures[fut]
                 try:
                     result = fut.result()
                 except BrokenProcessPool as exc:  # keep the documents other workers finished
                     broken = exc
                     continue
-                done(futures[fut], result)
-                left.discard(futures[fut])
+                except Exception as exc:  # this document's call or result failed in transit
+                    result = _failed(records[i], f"parse worker failed: {type(exc).__name__}: {exc}")
+                done(i, result)
+                left.discard(i)
     except BrokenProcessPool as exc:  # broke while documents were handed out
         broken = exc
     if left:
