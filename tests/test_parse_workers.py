@@ -197,3 +197,18 @@ def test_a_result_lost_in_transit_fails_its_document_only(tmp_path, monkeypatch)
     rows = {r["doc_id"]: r for r in report.rows}
     assert rows[victim]["error"] == "parse worker failed: TypeError: cannot pickle '_thread.lock' object"
     assert report.parsed == 3 and report.failed == 4  # the other good documents parsed, the 3 bad ones failed
+
+
+def test_the_command_line_flag_reaches_the_resource():
+    import argparse
+
+    from finchunk_pipeline.assets.resources import PipelineResource
+    from finchunk_pipeline.cli import run
+
+    parser = argparse.ArgumentParser()
+    run.register(parser.add_subparsers())
+    for argv, want in ((["run"], ""), (["run", "--parse-workers", "3"], "3"), (["run", "--parse-workers", "0"], "0")):
+        config = run._pipeline_config(parser.parse_args(argv))
+        assert config["parse_workers"] == want
+    with pytest.raises(ValueError, match="FINCHUNK_PARSE_WORKERS"):  # 0 is refused, not read as "auto"
+        PipelineResource(**config).parse_worker_count()

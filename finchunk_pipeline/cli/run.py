@@ -67,7 +67,7 @@ def _pipeline_config(args) -> dict:
         chunkers_file=str(Path(args.chunkers).resolve()) if args.chunkers else "",
         data_url=args.data_url or "",
         retrievers=args.retrievers or "",  # "" = FINCHUNK_RETRIEVERS or all
-        parse_workers=str(args.parse_workers) if args.parse_workers else "",  # "" = FINCHUNK_PARSE_WORKERS or auto
+        parse_workers="" if args.parse_workers is None else str(args.parse_workers),  # "" = FINCHUNK_PARSE_WORKERS or auto
     )
 
 
