@@ -125,11 +125,7 @@ def build_chunks(doc: ParsedDocument, meta: dict[str, Any], pieces: list[Piece],
             vspans = normalize_spans(view, vspans)
         if not vspans:
             continue
-        if len(vspans) == 1:  # most pieces: the text at one span, nothing to join
-            s, e = vspans[0]
-            source = view[s:e]
-        else:
-            source = SPAN_JOINER.join([view[s:e] for s, e in vspans])
+        source = SPAN_JOINER.join([view[s:e] for s, e in vspans])  # one span: its text itself
         raw_spans = list(vspans) if identity else [raw_span(s, e) for s, e in vspans]
         embedding = source
         if header or piece.context:
@@ -151,7 +147,7 @@ def build_chunks(doc: ParsedDocument, meta: dict[str, Any], pieces: list[Piece],
             chunk_id=f"{id_prefix}{len(chunks):05d}", chunk_set=chunk_set, doc_id=doc_id, kind=piece.kind,
             spans=raw_spans, view_spans=vspans, section_path=tuple(piece.section_path),
             parent_id=piece.parent_id, source_text=source, embedding_text=embedding,
-            display_text=source if len(source) <= DISPLAY_MAX_CHARS else display_text(source),
+            display_text=display_text(source),
             block_ids=list(piece.block_ids),
         ))
     if counter is not None and chunks:

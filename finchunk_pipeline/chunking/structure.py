@@ -189,12 +189,9 @@ def _split_paragraph(doc: ParsedDocument, b: Block, lead: list[Block], notes, ma
         head = lead if i == 0 else []
         marks = cited_marks(view[s:e]) if attach else []
         extra = cited_notes(replace(b, attrs={**b.attrs, "cites": marks}), notes) if marks else []
-        if head or extra:
-            spans = [(h.vstart, h.vend) for h in head] + [(s, e)] + [(n.vstart, n.vend) for n in extra]
-            ids = [h.block_id for h in head] + [b.block_id] + [n.block_id for n in extra]
-        else:  # most pieces: the sentences alone
-            spans, ids = [(s, e)], [b.block_id]
-        pieces.append(Piece(spans, "text", b.section_path, b.block_id, ids))
+        spans = [(h.vstart, h.vend) for h in head] + [(s, e)] + [(n.vstart, n.vend) for n in extra]
+        pieces.append(Piece(spans, "text", b.section_path, b.block_id,
+                            [h.block_id for h in head] + [b.block_id] + [n.block_id for n in extra]))
     return pieces
 
 
