@@ -12,6 +12,7 @@ import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from dagster import DagsterInstance, DagsterRun, DagsterRunStatus
@@ -261,3 +262,73 @@ def test_signal_stops_finchunk_run_with_jobs_and_its_workers(tmp_path, default_c
     # the workers are gone
     pids = {int(r.tags[PID_TAG]) for r in runs if PID_TAG in r.tags}
     _wait_for(lambda: not any(process_alive(p) for p in pids if p != os.getpid()), "the workers to end")
+
+
+def test_signal_while_a_worker_is_spawned_leaves_no_worker_behind(tmp_path, default_corpus_copy, chunkers_file,
+                                                                   monkeypatch, capsys):
+    """A stop signal that lands inside the pool's ``submit``, between a worker's start and the
+    pool registering it (the window CI hit: the signal came just after "2 at a time"), must not
+    leave that worker running: the pool would never stop or join it, and it holds its own end
+    of the task queue, so it waits for a task forever."""
+    import multiprocessing.context
+
+    from finchunk_pipeline.cli import main
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    started: list = []
+    real_start = multiprocessing.context.SpawnProcess.start
+
+    def start_then_signal(self):
+        real_start(self)
+        started.append(self)
+        if len(started) == 1:  # the signal arrives as the first worker has just been started
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", start_then_signal)
+    try:
+        rc = main(["run", "--corpus", str(default_corpus_copy), "--out", str(tmp_path / "out"), "--data",
+                   str(tmp_path / "store"), "--chunkers", str(chunkers_file), "--retrievers", "bm25",
+                   "--jobs", "2"])
+        err = capsys.readouterr().err
+        assert rc == 128 + signal.SIGTERM, err
+        assert "interrupted by SIGTERM" in err
+        assert started, "no worker was started"
+        # every worker has ended by the time finchunk run returns (nothing left to wait for)
+        assert not [p.pid for p in started if p.is_alive()], err
+    finally:
+        for p in started:
+            if p.is_alive():
+                p.kill()
+            p.join(5)
+
+
+def test_signal_watch_defers_a_signal_to_the_end_of_a_deferred_block():
+    from finchunk_pipeline.cli.process import SignalWatch
+
+    reached = []
+    with SignalWatch() as watch:
+        with pytest.raises(KeyboardInterrupt):
+            with watch.deferred():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)  # the handler has run by now: it must not have raised
+                reached.append("after the signal")
+                with watch.deferred():  # nested: raised only when the outermost ends
+                    pass
+                reached.append("after the nested block")
+        assert reached == ["after the signal", "after the nested block"]
+        assert watch.received() == signal.SIGTERM
+        os.kill(os.getpid(), signal.SIGTERM)  # raised once: later signals are only recorded
+        time.sleep(0.05)
+
+
+def test_a_zombie_is_not_alive(tmp_path):
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        _wait_for(lambda: (Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"),
+                  "the child to end (a zombie until waited for)")
+        assert not process_alive(child.pid)
+        assert not process_alive(child.pid, process_start(child.pid))
+    finally:
+        child.wait()
+    assert process_alive(os.getpid(), process_start(os.getpid()))
+    assert not process_alive(os.getpid(), "1")  # our pid, another start time: a reused pid

@@ -22,6 +22,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -29,26 +30,37 @@ PID_TAG, HOST_TAG, START_TAG = "finchunk/pid", "finchunk/host", "finchunk/pid_st
 
 
 # --- which process owns a run -----------------------------------------------------------------
-def process_start(pid: int) -> str | None:
-    """The process's start time in clock ticks since boot (/proc/<pid>/stat field 22), which
-    tells a reused pid apart; None where /proc is not available."""
+def _stat_fields(pid: int) -> list[str] | None:
+    """/proc/<pid>/stat after the command name (field 3 on: state, ppid, ...); None where /proc
+    is not available or the process is gone."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return stat.rsplit(")", 1)[1].split()[19]
+    return stat.rsplit(")", 1)[1].split()
+
+
+def process_start(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (/proc/<pid>/stat field 22), which
+    tells a reused pid apart; None where /proc is not available."""
+    fields = _stat_fields(pid)
+    return None if fields is None else fields[19]
 
 
 def process_alive(pid: int, start: str | None = None) -> bool:
+    """Whether the process runs: it exists, is not a zombie (ended, its parent not yet told),
+    and, given ``start``, started then (a reused pid is another process)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True  # someone else's process with that pid: not ours to judge
-    if start:
-        now = process_start(pid)
-        return now is None or now == start
+    fields = _stat_fields(pid)
+    if fields is not None and fields[0] in ("Z", "X"):
+        return False
+    if start and fields is not None:
+        return fields[19] == start
     return True
 
 
@@ -94,11 +106,29 @@ def reap_orphaned_runs(instance, only_pid: int | None = None) -> list[str]:
 class SignalWatch:
     """While active: SIGINT/SIGTERM/SIGHUP raise KeyboardInterrupt once (later ones are only
     recorded, so cleanup finishes), and every signal is recorded through a wakeup fd, also
-    those Dagster's own handlers take during ``materialize``."""
+    those Dagster's own handlers take during ``materialize``. Inside ``deferred()`` a signal is
+    recorded and raised when the block ends, for code that must not be cut half-way."""
 
     def __init__(self):
         self.signum: int | None = None
         self._raised = False
+        self._deferring = 0
+        self._pending = False
+
+    @contextmanager
+    def deferred(self):
+        """Hold back the KeyboardInterrupt of a stop signal until the block ends. For steps that
+        a signal must not split, e.g. a process pool's ``submit``: between a worker's start and
+        the pool registering it, an interrupt leaves a worker the pool never stops or joins."""
+        self._deferring += 1
+        try:
+            yield self
+        finally:
+            self._deferring -= 1
+        if not self._deferring and self._pending:
+            self._pending = False
+            self._raised = True
+            raise KeyboardInterrupt
 
     def __enter__(self) -> "SignalWatch":
         self._r, self._w = os.pipe()
@@ -110,9 +140,13 @@ class SignalWatch:
 
     def _handler(self, signum, frame):
         self.signum = self.signum or signum
-        if not self._raised:
-            self._raised = True
-            raise KeyboardInterrupt
+        if self._raised:
+            return
+        if self._deferring:
+            self._pending = True
+            return
+        self._raised = True
+        raise KeyboardInterrupt
 
     def received(self) -> int | None:
         """The first stop signal received so far (by any handler), or None."""

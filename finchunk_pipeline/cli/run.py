@@ -11,6 +11,7 @@ import shutil
 import signal
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 from ..memory import limit_heap_retention, release
@@ -143,7 +144,7 @@ def _all_steps(step: _Steps, args, configs: list, pipeline_config: dict) -> bool
     labels = [f"chunk set {i}/{len(configs)} {c.name}: chunks, indexes, evaluation" for i, c in enumerate(configs, 1)]
     if args.jobs > 1:
         tasks = [*zip(labels, [c.name for c in configs]), (xbrl_label, None)]
-        step.failures.extend(run_concurrently(tasks, pipeline_config, step.quiet, args.jobs))
+        step.failures.extend(run_concurrently(tasks, pipeline_config, step.quiet, args.jobs, step.watch))
     else:
         for label, config in zip(labels, configs):
             step(label, selection=partitioned_assets(), partition_key=config.name)
@@ -261,18 +262,24 @@ def _run_task(pipeline_config: dict, partition_key: str | None, run_config: dict
 
 
 def run_concurrently(tasks: list[tuple[str, str | None]], pipeline_config: dict, run_config: dict | None,
-                     jobs: int) -> list[str]:
+                     jobs: int, watch=None) -> list[str]:
     """Run ``tasks`` (label, partition key or None for the xbrl branch) in ``jobs`` worker
     processes, each task its own Dagster run. Runs that need the same artefact wait for its
-    claim (claims.py), so a version is still built once. Returns the failures."""
+    claim (claims.py), so a version is still built once. Returns the failures. ``watch`` (the
+    command's SignalWatch): a stop signal while the pool starts its workers is held back until
+    every task is submitted, then handled like one that comes later."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     failures = []
     print(f"  {len(tasks)} runs, {jobs} at a time:", flush=True)
+    before = set(multiprocessing.active_children())
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(_run_task, pipeline_config, key, run_config): label for label, key in tasks}
         try:
+            # the pool starts a worker inside submit and registers it only after it started: an
+            # interrupt in between leaves a worker it never stops, waiting for a task forever
+            with watch.deferred() if watch is not None else nullcontext():
+                futures = {pool.submit(_run_task, pipeline_config, key, run_config): label for label, key in tasks}
             for future in as_completed(futures):
                 label = futures[future]
                 try:
@@ -291,14 +298,24 @@ def run_concurrently(tasks: list[tuple[str, str | None]], pipeline_config: dict,
             # a stop signal: queued runs never start, running workers get SIGTERM (Dagster fails
             # their runs as interrupted; a worker between runs just ends), then the caller marks
             # what is left unfinished
-            for future in futures:
-                future.cancel()
-            for proc in list((getattr(pool, "_processes", None) or {}).values()):
-                if proc.is_alive():
-                    proc.terminate()
+            workers = set(multiprocessing.active_children()) - before
+            for proc in workers:
+                proc.terminate()
             pool.shutdown(wait=True, cancel_futures=True)
+            _end_processes(workers)
             raise
     return failures
+
+
+def _end_processes(procs, grace: float = 30.0) -> None:
+    """Wait up to ``grace`` seconds for each process to end, then kill it: no worker outlives
+    the command (the pool joins only the workers it registered)."""
+    deadline = time.monotonic() + grace
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(5)
 
 
 def headline(markdown: str) -> str:
