@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .. import shards as shards_module
+from ..memory import heap_for_activations
 from ..shards import compact, shards, write_shard
 from ..storage import safe_name, sha256_text, stable_hash
 
@@ -170,8 +171,9 @@ class Embedder:
         """Bare model call: normalised float32 vectors, no cache, no dedup."""
         if not len(texts):
             return np.zeros((0, self.dim), dtype=np.float32)
-        v = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                              convert_to_numpy=True, show_progress_bar=False)
+        with heap_for_activations():
+            v = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                  convert_to_numpy=True, show_progress_bar=False)
         return _normalize(v)
 
     # -- cache -------------------------------------------------------------------------
@@ -241,8 +243,9 @@ class Embedder:
             for i in range(0, total, step):
                 part = todo[i:i + step]
                 tm = time.perf_counter()
-                new = np.concatenate([self.encode([t for _, t in part[j:j + self.batch_size]])
-                                      for j in range(0, len(part), self.batch_size)])
+                with heap_for_activations():  # one lift for the batches of a part (memory.py)
+                    new = np.concatenate([self.encode([t for _, t in part[j:j + self.batch_size]])
+                                          for j in range(0, len(part), self.batch_size)])
                 stats.model_seconds += time.perf_counter() - tm
                 self.cache_store([s for s, _ in part], new, namespace)
                 for (sha, _), v in zip(part, new):
