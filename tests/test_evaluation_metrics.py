@@ -237,3 +237,93 @@ def test_recall_at_k_equals_delivering_the_top_k_afresh():
         for k in range(1, 21):
             merged, used, _ = deliver(ranked, k=k)
             assert (got.retrieved[k - 1], got.chars[k - 1]) == (retrieved_count(gold, merged), used), k
+
+
+def _plain_deliver(ranked, budget=None, k=None):
+    """The budget rule as first written (assembler.py's docstring), every union by merge_spans
+    of everything so far and every chunk's ratio and header read afresh: the reference the
+    assembler's shortcuts (chunk values computed once, unions of merged lists) must equal."""
+    from finchunk_pipeline.evaluation.assembler import span_prefix, subtract
+    from finchunk_pipeline.evaluation.coverage import merge_spans
+
+    by_doc, sent, used = {}, set(), 0
+    for i, c in enumerate(ranked):
+        if (k is not None and i >= k) or (budget is not None and used >= budget):
+            break
+        have = by_doc.get(c.doc_id, [])
+        new = subtract(merge_spans(c.spans), have)
+        if not new:
+            continue
+        ratio = max(0, c.n_chars - c.header_chars) / (sum(e - s for s, e in c.spans) or 1)
+        key = (c.doc_id, c.header or f"#{c.header_chars}") if c.header_chars else None
+        head = c.header_chars if key is not None and key not in sent else 0
+        new_len = sum(e - s for s, e in new)
+        cost = head + round(new_len * ratio)
+        if budget is None or used + cost <= budget:
+            by_doc[c.doc_id] = merge_spans(have + new)
+            used += cost
+            if key is not None:
+                sent.add(key)
+            continue
+        body = max(0, budget - used - head)
+        take = int(body / ratio) if ratio > 0 else new_len
+        by_doc[c.doc_id] = merge_spans(have + span_prefix(new, take))
+        used = budget
+        break
+    return by_doc, used
+
+
+def test_union_of_merged_lists_equals_merging_everything():
+    import random
+
+    from finchunk_pipeline.evaluation.assembler import span_prefix, subtract
+    from finchunk_pipeline.evaluation.coverage import merge_spans, union_merged
+
+    rng = random.Random(5)
+    for _ in range(2000):
+        a = merge_spans((s, s + rng.randint(0, 60)) for s in rng.sample(range(0, 600), rng.randint(0, 8)))
+        b = merge_spans((s, s + rng.randint(0, 60)) for s in rng.sample(range(0, 600), rng.randint(0, 8)))
+        for part in (b, subtract(b, a), span_prefix(subtract(b, a), rng.randint(0, 200))):
+            got = union_merged(a, part)
+            assert got == merge_spans(a + part) and got is not a and got is not part
+
+
+def test_the_assembler_equals_the_plain_rule_with_chunks_shared_between_rankings():
+    """Chunks are made once per row and shared by every ranking that holds them (retrieval.py),
+    so what the assembler reads of a chunk is computed once; it must deliver exactly what the
+    plain rule delivers: repeated chunks, unsorted and overlapping spans, numpy integers,
+    shared headers, zero-ratio chunks, and the same chunk objects read by many rankings."""
+    import random
+
+    import numpy as np
+
+    from finchunk_pipeline.evaluation.assembler import retrieved_count
+    from finchunk_pipeline.evaluation.recall import score_question
+
+    rng = random.Random(13)
+    budgets = (1, 50, 120, 500, 777, 1500, 3000)
+    for _ in range(60):
+        pool = []
+        for _ in range(30):
+            doc = rng.choice("abc")
+            spans = [(s, s + rng.randint(1, 300)) for s in rng.sample(range(0, 2500, 7), rng.randint(1, 3))]
+            if rng.random() < 0.3:
+                spans = [tuple(np.int64(x) for x in sp) for sp in spans]
+            header = rng.choice(["", "", "T > Notes", "T > Revenue"])
+            hc = len(header) + 2 if header else rng.choice([0, 0, 9])
+            body = sum(int(e) - int(s) for s, e in spans)
+            n_chars = hc + rng.choice([body, body // 2, 0, body * 3 // 2])
+            pool.append(DeliveredChunk(doc, spans, n_chars, hc, "x" * n_chars, header))
+        for _ in range(8):  # rankings over the same chunk objects
+            ranked = [rng.choice(pool) for _ in range(rng.randint(0, 20))]
+            gold = [(rng.choice("abc"), s, s + rng.randint(20, 300)) for s in rng.sample(range(0, 2500, 11), 3)]
+            got_b = score_budgets("q", "t", gold, ranked, budgets)
+            got_k = score_question("q", "t", gold, ranked, 20)
+            for b in budgets:
+                merged, used = _plain_deliver(ranked, budget=b)
+                assert deliver(ranked, budget=b)[:2] == (merged, used), b
+                assert (got_b.retrieved[b], got_b.chars[b]) == (retrieved_count(gold, merged), used), b
+            for k in range(1, 21):
+                merged, used = _plain_deliver(ranked, k=k)
+                assert deliver(ranked, k=k)[:2] == (merged, used), k
+                assert (got_k.retrieved[k - 1], got_k.chars[k - 1]) == (retrieved_count(gold, merged), used), k

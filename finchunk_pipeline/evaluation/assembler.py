@@ -25,9 +25,10 @@ both rules give the same numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence
 
-from .coverage import is_retrieved, merge_spans
+from .coverage import is_retrieved, merge_spans, union_merged
 
 GoldPassage = tuple[str, int, int]
 
@@ -41,6 +42,23 @@ class DeliveredChunk:
     header_chars: int = 0             # indexed characters before the body (no document characters)
     text: str = ""                    # indexed text (for answer containment)
     header: str = ""                  # the header's text: sent once however many chunks share it
+
+    # what the rule reads of the chunk itself, computed once however many rankings hold it
+    @cached_property
+    def merged(self) -> list[tuple[int, int]]:
+        """Its spans merged (sorted, disjoint)."""
+        return merge_spans(self.spans)
+
+    @cached_property
+    def ratio(self) -> float:
+        """Indexed body characters per raw character."""
+        raw_len = sum(e - s for s, e in self.spans) or 1
+        return max(0, self.n_chars - self.header_chars) / raw_len
+
+    @cached_property
+    def header_key(self) -> tuple[str, str] | None:
+        """What identifies its header (None: no header): one header is sent once."""
+        return (self.doc_id, self.header or f"#{self.header_chars}") if self.header_chars else None
 
 
 def span_prefix(spans: Sequence[tuple[int, int]], n: int) -> list[tuple[int, int]]:
@@ -95,17 +113,15 @@ class Assembler:
         if self.full:
             return False
         have = self.by_doc.get(c.doc_id, [])
-        new = subtract(merge_spans(c.spans), have)
+        new = subtract(c.merged, have)
         if not new:
             return False
-        raw_len = sum(e - s for s, e in c.spans) or 1
-        ratio = max(0, c.n_chars - c.header_chars) / raw_len
-        header_key = (c.doc_id, c.header or f"#{c.header_chars}") if c.header_chars else None
+        ratio, header_key = c.ratio, c.header_key
         head = c.header_chars if header_key is not None and header_key not in self.sent_headers else 0
         new_len = sum(e - s for s, e in new)
         cost = head + round(new_len * ratio)
         if self.budget is None or self.used + cost <= self.budget:
-            self.by_doc[c.doc_id] = merge_spans(have + new)
+            self.by_doc[c.doc_id] = union_merged(have, new)
             self.used += cost
             if header_key is not None:
                 self.sent_headers.add(header_key)
@@ -114,7 +130,7 @@ class Assembler:
         remaining = self.budget - self.used
         body = max(0, remaining - head)
         take = int(body / ratio) if ratio > 0 else new_len
-        self.by_doc[c.doc_id] = merge_spans(have + span_prefix(new, take))
+        self.by_doc[c.doc_id] = union_merged(have, span_prefix(new, take))
         self.used = self.budget
         self.texts.append(c.text[:remaining])
         return True

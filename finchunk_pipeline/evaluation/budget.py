@@ -14,7 +14,7 @@ from .assembler import (
     subtract,
 )
 from .cells import at_budget, pct
-from .coverage import merge_spans
+from .coverage import union_merged
 from .metrics import Column, MetricSpec
 
 DEFAULT_BUDGETS = (500, 1000, 1500, 2000, 3000, 5000, 8000)
@@ -80,17 +80,15 @@ def _whole_steps(ranked: Sequence[DeliveredChunk], limit: int) -> list[_Step]:
         if used >= limit:
             break
         have = by_doc.get(c.doc_id, [])
-        new = subtract(merge_spans(c.spans), have)
+        new = subtract(c.merged, have)
         if not new:
             continue
-        raw_len = sum(e - s for s, e in c.spans) or 1
-        ratio = max(0, c.n_chars - c.header_chars) / raw_len
-        header_key = (c.doc_id, c.header or f"#{c.header_chars}") if c.header_chars else None
+        ratio, header_key = c.ratio, c.header_key
         head = c.header_chars if header_key is not None and header_key not in sent else 0
         new_len = sum(e - s for s, e in new)
         step = _Step(c.doc_id, new, head + round(new_len * ratio), head, ratio, new_len)
         steps.append(step)
-        by_doc[c.doc_id] = merge_spans(have + new)
+        by_doc[c.doc_id] = union_merged(have, new)
         if header_key is not None:
             sent.add(header_key)
         used += step.cost
@@ -113,7 +111,7 @@ def score_budgets(question_id: str, question_type: str, gold: Sequence[GoldPassa
     for b in sorted(set(budgets)):
         while i < len(steps) and used < b and used + steps[i].cost <= b:   # delivered whole
             st = steps[i]
-            by_doc[st.doc_id] = merge_spans(by_doc.get(st.doc_id, []) + st.new)
+            by_doc[st.doc_id] = union_merged(by_doc.get(st.doc_id, []), st.new)
             used += st.cost
             i += 1
         merged, delivered = by_doc, used
@@ -121,7 +119,7 @@ def score_budgets(question_id: str, question_type: str, gold: Sequence[GoldPassa
             st = steps[i]
             body = max(0, b - used - st.head)
             take = int(body / st.ratio) if st.ratio > 0 else st.new_len
-            merged = {**by_doc, st.doc_id: merge_spans(by_doc.get(st.doc_id, []) + span_prefix(st.new, take))}
+            merged = {**by_doc, st.doc_id: union_merged(by_doc.get(st.doc_id, []), span_prefix(st.new, take))}
             delivered = b
         results[b] = (retrieved_count(gold, merged), delivered)
     for b in budgets:

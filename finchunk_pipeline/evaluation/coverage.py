@@ -23,6 +23,24 @@ def merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+def union_merged(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``merge_spans(a + b)`` for two lists ``merge_spans`` returned (or parts of one: sorted,
+    disjoint, non-empty int spans), without re-checking and converting every span; the sort
+    of two sorted runs is one merge pass."""
+    if not b:
+        return list(a)
+    if not a:
+        return list(b)
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(a + b):
+        if out and s <= out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
 def covered(start: int, end: int, merged: list[tuple[int, int]]) -> int:
     """Characters of [start, end) inside the merged (sorted, disjoint) spans."""
     if not merged or end <= start:

@@ -143,13 +143,21 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     else:
         hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed, **lang_kw)
 
+    made: dict[int, DeliveredChunk] = {}  # one per row, however many rankings hold it
+
     def delivered_chunk(r: int) -> DeliveredChunk:
+        c = made.get(r)
+        if c is not None:
+            return c
         h = int(header[r])
         head = texts[r][:h]
         if expander is None:
-            return DeliveredChunk(doc_ids[r], spans[r], int(n_chars[r]), h, texts[r], head)
-        ex_spans, ex_text = expander(r)
-        return DeliveredChunk(doc_ids[r], list(ex_spans), h + len(ex_text), h, head + ex_text, head)
+            c = DeliveredChunk(doc_ids[r], spans[r], int(n_chars[r]), h, texts[r], head)
+        else:
+            ex_spans, ex_text = expander(r)
+            c = DeliveredChunk(doc_ids[r], list(ex_spans), h + len(ex_text), h, head + ex_text, head)
+        made[r] = c
+        return c
 
     specs = metrics()
     values: dict[str, list] = {name: [] for name in specs}
