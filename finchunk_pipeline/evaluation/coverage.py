@@ -11,16 +11,21 @@ from typing import Iterable
 RETRIEVED_FRACTION = 0.5
 
 
-def merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Union of half-open spans as sorted, disjoint spans."""
+def _coalesce(ordered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted non-empty spans joined where they overlap or touch."""
     out: list[tuple[int, int]] = []
-    for s, e in sorted((int(s), int(e)) for s, e in spans if e > s):
+    for s, e in ordered:
         if out and s <= out[-1][1]:
             if e > out[-1][1]:
                 out[-1] = (out[-1][0], e)
         else:
             out.append((s, e))
     return out
+
+
+def merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Union of half-open spans as sorted, disjoint spans."""
+    return _coalesce(sorted((int(s), int(e)) for s, e in spans if e > s))
 
 
 def union_merged(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -31,14 +36,7 @@ def union_merged(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tup
         return list(a)
     if not a:
         return list(b)
-    out: list[tuple[int, int]] = []
-    for s, e in sorted(a + b):
-        if out and s <= out[-1][1]:
-            if e > out[-1][1]:
-                out[-1] = (out[-1][0], e)
-        else:
-            out.append((s, e))
-    return out
+    return _coalesce(sorted(a + b))
 
 
 def covered(start: int, end: int, merged: list[tuple[int, int]]) -> int:
