@@ -76,23 +76,38 @@ class PlainAnalyzer(Analyzer):
         return tokenize(text, self.language)
 
 
-def _phrase_table(forms: dict[str, tuple[str, ...]], language: str = "en") -> dict[int, dict[tuple[str, ...], str]]:
-    """{phrase length: {normalised tokens: concept}} for longest-first matching."""
+class PhraseTable(dict):
+    """{phrase length: {normalised tokens: concept}} for longest-first matching, with the
+    lengths longest first and the tokens any phrase starts with (``match_phrases`` tries no
+    phrase at a token that starts none)."""
+
+    def __init__(self, by_length: dict[int, dict[tuple[str, ...], str]]):
+        super().__init__(by_length)
+        self.lengths = sorted(self, reverse=True)
+        self.firsts = frozenset(toks[0] for phrases in self.values() for toks in phrases)
+
+
+def _phrase_table(forms: dict[str, tuple[str, ...]], language: str = "en") -> PhraseTable:
     table: dict[int, dict[tuple[str, ...], str]] = {}
     for concept, names in forms.items():
         for name in names:
             toks = tuple(tokenize(name, language))
             if toks:
                 table.setdefault(len(toks), {})[toks] = concept
-    return table
+    return PhraseTable(table)
 
 
 def match_phrases(tokens: list[str], table: dict[int, dict[tuple[str, ...], str]]) -> list[str]:
     """Concepts whose names occur in ``tokens`` (longest match first, non-overlapping)."""
+    if not isinstance(table, PhraseTable):
+        table = PhraseTable(table)
     out: list[str] = []
-    lengths = sorted(table, reverse=True)
-    i = 0
-    while i < len(tokens):
+    lengths, firsts = table.lengths, table.firsts
+    i, n_tokens = 0, len(tokens)
+    while i < n_tokens:
+        if tokens[i] not in firsts:  # no phrase starts here: none of the look-ups could match
+            i += 1
+            continue
         for n in lengths:
             concept = table[n].get(tuple(tokens[i:i + n]))
             if concept is not None:
@@ -108,7 +123,7 @@ def fiscal_years(tokens: list[str]) -> list[str]:
     """"fy2019"/"fy19" → "2019"; "fiscal 2019" stays "fiscal", "2019" (already a year)."""
     out = []
     for t in tokens:
-        m = _FISCAL.match(t)
+        m = _FISCAL.match(t) if t.startswith("fy") else None  # the pattern opens with "fy"
         if m:
             y = m.group(1)
             out.append(("20" + y) if len(y) == 2 else y)
@@ -129,20 +144,29 @@ class FinanceAnalyzer(Analyzer):
         super().__init__(language)
         algorithm = STEMMERS.get(language)
         self._stem = Stemmer.Stemmer(algorithm).stemWord if algorithm else str
+        self._stems: dict[str, str] = {}
         concepts, metrics = vocabulary(language)
         self._concepts = _phrase_table(concepts, language)
         self._metrics = _phrase_table({m: (m,) for m in metrics}, language)
         self._metric_parts = metrics
 
-    @lru_cache(maxsize=200_000)
+    STEMS_KEPT = 200_000  # distinct words whose stems are remembered (then forgotten, and learnt again)
+
     def stem(self, word: str) -> str:
-        return self._stem(word)
+        stem = self._stems.get(word)
+        if stem is None:
+            if len(self._stems) >= self.STEMS_KEPT:
+                self._stems.clear()
+            stem = self._stems[word] = self._stem(word)
+        return stem
 
     def _analyse(self, text: str, query: bool) -> list[str]:
         tokens = fiscal_years(tokenize(text, self.language))
-        words = [t if t[0].isdigit() else self.stem(t) for t in tokens]
+        stems, stem = self._stems, self.stem
+        words = [t if t[0].isdigit() else (stems.get(t) or stem(t)) for t in tokens]
         out = list(words)
-        out += [f"{a}_{b}" for a, b in zip(words, words[1:]) if not (a[0].isdigit() or b[0].isdigit())]
+        num = [w[0].isdigit() for w in words]  # pairs with a number are left out
+        out += [f"{a}_{b}" for a, b, x, y in zip(words, words[1:], num, num[1:]) if not (x or y)]
         concepts = match_phrases(tokens, self._concepts)
         if query:
             for metric in match_phrases(tokens, self._metrics):
