@@ -61,6 +61,12 @@ class Workspace:
         return self.root / "indexes" / safe_name(version_name)
 
     @property
+    def bm25_documents_dir(self) -> Path:
+        """BM25's document-level indexes, built once for the chunk sets that recover the same
+        document texts (index/bm25_retriever.document_index); a cache: deleting it costs a rebuild."""
+        return self.root / "bm25_documents"
+
+    @property
     def evaluations_root(self) -> Path:
         """Every chunk set's evaluation folder, and ``history/`` (evaluation/history.py)."""
         return self.root / "evaluations"

@@ -70,3 +70,88 @@ def test_an_index_built_with_another_analyzer_version_is_refused(tmp_path):
     meta.write_text(json.dumps(data))
     with pytest.raises(ValueError, match="rebuild the index"):
         BM25Retriever.load(tmp_path / "bm25")
+
+
+def test_the_document_index_is_built_once_for_the_same_document_texts(tmp_path, monkeypatch):
+    """Two chunk sets cut the same documents differently: the document texts they recover are
+    the same, so the second loads the first's document index from the documents folder (equal
+    to a fresh build, term for term and weight for weight); a changed text, language or
+    analyzer builds its own; a damaged copy is built again; the folder keeps the newest."""
+    from finchunk_pipeline.index import bm25_retriever
+    from finchunk_pipeline.index.bm25 import BM25Index
+
+    text = "Northwind revenue rose. Costs fell."
+    coarse = _chunks([("A", text, [(0, len(text))]), ("B", "Weather report.", [(0, 15)])])
+    fine = _chunks([("A", text[:24], [(0, 24)]), ("A", text[24:], [(24, len(text))]),
+                    ("B", "Weather report.", [(0, 15)])])
+    built = []
+    real_build = BM25Index.build
+    monkeypatch.setattr(BM25Index, "build", classmethod(lambda cls, docs, *a, **k: built.append(len(docs))
+                                                         or real_build.__func__(cls, docs, *a, **k)))
+    shared = tmp_path / "bm25_documents"
+
+    def retriever(chunks, analyzer="finance", **kw):
+        return BM25Retriever.build(chunks["embedding_text"].tolist(), analyzer, chunks["doc_id"].tolist(),
+                                   document_texts(chunks), doc_prior=1.0, documents_dir=shared, **kw)
+
+    a = retriever(coarse)
+    b = retriever(fine)
+    assert built == [2, 2, 3]  # chunks, documents, chunks: the second loaded the documents' index
+    gapped = _chunks([("A", text[:23], [(0, 23)]), ("A", text[24:], [(24, len(text))]),
+                      ("B", "Weather report.", [(0, 15)])])
+    assert document_texts(gapped)["A"] != text  # the uncovered space is a blank line there
+    retriever(gapped)
+    assert built == [2, 2, 3, 3]  # whitespace apart the same text: loaded too
+    assert len(list(shared.iterdir())) == 1
+    fresh = real_build.__func__(BM25Index, [a.analyzer.terms(t) for t in (text, "Weather report.")])
+    for got in (a.doc_index, b.doc_index):
+        assert got.vocab == fresh.vocab and np.array_equal(got.idf, fresh.idf)
+        assert (got.weights != fresh.weights).nnz == 0
+    assert b.search_many(["northwind costs"], 3) == \
+        BM25Retriever.build(fine["embedding_text"].tolist(), "finance", fine["doc_id"].tolist(),
+                            document_texts(fine), doc_prior=1.0).search_many(["northwind costs"], 3)
+    built.clear()
+    retriever(fine.assign(source_text=fine["source_text"].str.replace("Weather", "Harbour")))
+    retriever(fine, doc_languages={"A": "es", "B": "en"})
+    retriever(fine, analyzer="plain")
+    assert built == [3, 2, 3, 2, 3, 2]  # each its own document index
+    assert len(list(shared.iterdir())) == 4
+    # a damaged copy is built again and replaced; beyond the kept number the oldest go
+    for f in shared.iterdir():
+        (f / "bm25.npz").write_bytes(b"damaged")
+    built.clear()
+    retriever(coarse)
+    assert built == [2, 2] and len(list(shared.iterdir())) == 4
+    monkeypatch.setattr(bm25_retriever, "DOCUMENT_INDEXES_KEPT", 2)
+    retriever(coarse)
+    assert len(list(shared.iterdir())) == 4  # loaded: nothing written, nothing forgotten
+    retriever(fine.assign(source_text=fine["source_text"].str.replace("rose", "grew")))
+    assert len(list(shared.iterdir())) == 2
+
+
+def test_english_terms_depend_on_the_text_with_whitespace_runs_made_one_space():
+    """What the document index's key relies on (bm25_retriever._terms_text_hash): in English and
+    the language-neutral analysis, any whitespace run gives the terms of one space; in a
+    comma-decimal locale it does not ("13 668" is one number there), so its key is the text."""
+    import random
+    import sys
+
+    from finchunk_pipeline.index.analyzer import get_analyzer
+    from finchunk_pipeline.index.bm25_retriever import _terms_text_hash
+
+    spaces = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
+    pieces = ["Revenue", "rose", "13", "668,9", "1,234.5", "FY2019", "balance", "sheet", "l'azienda", "café",
+              "x\u0301", "¨", "¹", "’s", "fiscal", "2019", ".", ",", "'", "İ", "ﬁ", "½"]
+    rng = random.Random(9)
+    for _ in range(1500):
+        words = [rng.choice(pieces) for _ in range(rng.randint(1, 12))]
+        seps = ["".join(rng.choice(spaces) for _ in range(rng.randint(1, 3))) for _ in words]
+        text = "".join(w + s for w, s in zip(words, seps))
+        collapsed = " ".join(text.split())
+        for lang in ("en", "xx"):
+            a = get_analyzer("finance", lang)
+            assert a.terms(text) == a.terms(collapsed), (lang, repr(text))
+            assert _terms_text_hash(text, lang) == _terms_text_hash(collapsed, lang)
+    es = get_analyzer("finance", "es")
+    assert es.terms("13 668,9") != es.terms("13\n\n668,9")
+    assert _terms_text_hash("13 668,9", "es") != _terms_text_hash("13\n\n668,9", "es")

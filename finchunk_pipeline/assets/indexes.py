@@ -43,7 +43,7 @@ def lexical_settings(pipeline: PipelineResource, ws) -> IndexSettings:
     langs, override, lang_key = bm25_languages(pipeline, ws)
     return IndexSettings(analyzer=analyzer, doc_prior=prior, statement_prior=pipeline.statement_prior_weight(),
                          doc_languages=langs, language_override=override,
-                         languages_key=lang_key)
+                         languages_key=lang_key, documents_dir=ws.bm25_documents_dir)
 
 
 def reader(ws, config):
@@ -83,7 +83,7 @@ def _representations_bm25(context, pipeline: PipelineResource, config, ws, folde
         prior = settings.doc_prior
         vocab = build_representation_bm25(texts, folder, settings.analyzer, chunks["doc_id"].tolist(),
                                           document_texts(chunks) if prior else None, prior, settings.doc_languages,
-                                          settings.language_override)
+                                          settings.language_override, settings.documents_dir)
         context.log.info(f"{config.version_name}: BM25 over the representations {list(vocab)} built")
         return {"enricher_version": em["enricher_version"], "vocabulary": vocab}
 

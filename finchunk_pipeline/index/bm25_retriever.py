@@ -26,12 +26,17 @@ English-only index is exactly the index it was before languages existed.
 """
 from __future__ import annotations
 
+import os
+import shutil
+import uuid
 from pathlib import Path
 from typing import Iterator, Protocol, Sequence
 
 import numpy as np
 
-from ..storage import read_json, write_bytes, write_json
+from ..artefacts import code_version
+from ..lang.numbers import COMMA_DECIMAL
+from ..storage import read_json, safe_name, sha256_text, stable_hash, write_bytes, write_json
 from .analyzer import DEFAULT_ANALYZER, get_analyzer
 from .bm25 import BM25Index, top_k
 from .languages import IndexLanguages, languages_key
@@ -49,6 +54,68 @@ class Retriever(Protocol):
 
     def search_many(self, queries: Sequence[str], k: int,
                     allowed: Sequence[np.ndarray | None] | None = None) -> list[Hits]: ...
+
+
+# what the document-level index's terms depend on: its key names their code
+DOCUMENT_INDEX_MODULES = ("finchunk_pipeline.index.analyzer", "finchunk_pipeline.index.tokenize",
+                          "finchunk_pipeline.index.finance_terms", "finchunk_pipeline.index.finance_terms_es",
+                          "finchunk_pipeline.index.bm25", "finchunk_pipeline.lang.stopwords",
+                          "finchunk_pipeline.lang.numbers")
+DOCUMENT_INDEXES_KEPT = 4  # copies kept in a documents folder (the newest; an older one is built again if asked)
+
+
+def document_index(analyzer: str, docs: Sequence[tuple[str, str, str]],
+                   documents_dir: str | Path | None = None) -> BM25Index:
+    """The document-level BM25 index of ``docs`` ((doc_id, analysis language, text) in index
+    order). Every chunk set that loses no text recovers the same document texts
+    (documents.py), so with ``documents_dir`` a corpus's documents are analysed once, not once
+    per chunk set (and per enriched representation): the index is kept there under a key of the
+    analyzer, its code and each document's id, language and text hash, written then renamed
+    into place, and later builds — in any process — load it. Without it, built each time."""
+    def build() -> BM25Index:
+        return BM25Index.build([get_analyzer(analyzer, lang).terms(text) for _, lang, text in docs])
+
+    if documents_dir is None:
+        return build()
+    key = stable_hash({"analyzer": analyzer, "code": code_version(*DOCUMENT_INDEX_MODULES),
+                       "docs": [[d, lang, _terms_text_hash(text, lang)] for d, lang, text in docs]}, n=16)
+    folder = Path(documents_dir) / f"{safe_name(analyzer)}-{key}"
+    if (folder / "bm25.npz").is_file():
+        try:
+            index = BM25Index.load(folder)
+            os.utime(folder)  # the newest are kept
+            return index
+        except (OSError, ValueError, KeyError):  # removed or damaged meanwhile: built again
+            shutil.rmtree(folder, ignore_errors=True)
+    index = build()
+    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}")
+    index.save(tmp)
+    try:
+        tmp.rename(folder)
+    except OSError:  # another process put the same index there first
+        shutil.rmtree(tmp, ignore_errors=True)
+    _forget_oldest(Path(documents_dir))
+    return index
+
+
+def _terms_text_hash(text: str, language: str) -> str:
+    """A hash of what a document's terms depend on. Chunk sets that cover a document alike
+    recover texts that differ only where their chunks leave gaps (a blank line there,
+    documents.py). Where the analysis reads no whitespace — English and the language-neutral
+    analyzer: no token holds a whitespace character, and every step before the tokens maps
+    character by character or within a run between them — the terms are those of the text with
+    each whitespace run made one space, so that is hashed. The comma-decimal locales join digit
+    groups across one space ("13 668,9"): their text is hashed as it is."""
+    if language in COMMA_DECIMAL:
+        return sha256_text(text)
+    return "ws:" + sha256_text(" ".join(text.split()))
+
+
+def _forget_oldest(documents_dir: Path) -> None:
+    kept = sorted((f for f in documents_dir.iterdir() if f.is_dir() and not f.name.startswith(".")),
+                  key=lambda f: f.stat().st_mtime, reverse=True)
+    for old in kept[DOCUMENT_INDEXES_KEPT:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 class BM25Retriever:
@@ -73,12 +140,15 @@ class BM25Retriever:
               doc_texts: dict[str, str] | None = None, doc_prior: float = DEFAULT_DOC_PRIOR,
               doc_languages: dict[str, str] | None = None, language_override: str | None = None,
               section_paths: Sequence | None = None,
-              statement_prior: float = DEFAULT_STATEMENT_PRIOR) -> "BM25Retriever":
+              statement_prior: float = DEFAULT_STATEMENT_PRIOR,
+              documents_dir: str | Path | None = None) -> "BM25Retriever":
         """``doc_ids`` (per row) and ``doc_texts`` (per document) give the document prior;
         ``doc_languages`` ({doc_id: analysis language}, with ``doc_ids``) the analyzer of
         each row and document (English without); ``language_override`` is recorded so every
         query of an index built in one forced language is analysed in it too;
-        ``section_paths`` (per row) the statement prior (with the document prior)."""
+        ``section_paths`` (per row) the statement prior (with the document prior);
+        ``documents_dir``: where the document-level index is kept for other chunk sets
+        (``document_index``)."""
         langs = IndexLanguages.of_rows(doc_ids, doc_languages, language_override)
         row_langs = [langs.of_doc(d) for d in doc_ids] if doc_ids is not None else [langs.main] * len(texts)
         index = BM25Index.build([get_analyzer(analyzer, lang).terms(t) for t, lang in zip(texts, row_langs)])
@@ -86,7 +156,8 @@ class BM25Retriever:
             return cls(index, analyzer, languages=langs)
         docs = sorted(set(doc_ids))
         pos = {d: i for i, d in enumerate(docs)}
-        doc_index = BM25Index.build([get_analyzer(analyzer, langs.of_doc(d)).terms(doc_texts.get(d, "")) for d in docs])
+        doc_index = document_index(analyzer, [(d, langs.of_doc(d), doc_texts.get(d, "")) for d in docs],
+                                   documents_dir)
         statements = row_statements(section_paths) if section_paths is not None and statement_prior else None
         return cls(index, analyzer, doc_index, np.array([pos[d] for d in doc_ids], dtype=np.int64), doc_prior, langs,
                    statements, statement_prior)

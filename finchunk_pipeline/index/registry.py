@@ -40,6 +40,9 @@ class IndexSettings:
     embeddings_dir: Path | None = None                # the shared embedding cache
     dense_kind: str = "flat"                          # flat | hnsw
     embed_backend: str | None = None                  # torch | onnx | onnx-int8 (None = Settings')
+    # where BM25's document-level index is kept for the other chunk sets (bm25_retriever.document_index);
+    # None: built by each. Not a key: where a copy lives changes no index
+    documents_dir: Path | None = field(default=None, compare=False)
     progress: Any = field(default=None, compare=False)  # progress.Progress for long builds
 
 

@@ -95,7 +95,8 @@ def load_representation(rep: str, name: str, index_dir: str | Path, chunks: pd.D
 def build_representation_bm25(texts: dict[str, Sequence[str]], index_dir: str | Path, analyzer: str | None = None,
                               doc_ids: Sequence[str] | None = None, doc_texts: dict[str, str] | None = None,
                               doc_prior: float = 0.0, doc_languages: dict[str, str] | None = None,
-                              language_override: str | None = None) -> dict[str, int]:
+                              language_override: str | None = None,
+                              documents_dir: str | Path | None = None) -> dict[str, int]:
     """BM25 over each indexed representation, with the same analyzer and document prior as the
     chunk set's own index (so with / without enrichment differ by the text alone); returns the
     vocabulary size of each."""
@@ -105,7 +106,7 @@ def build_representation_bm25(texts: dict[str, Sequence[str]], index_dir: str | 
     out = {}
     for rep in INDEXED:
         retriever = BM25Retriever.build(list(texts[rep]), analyzer or DEFAULT_ANALYZER, doc_ids, doc_texts, doc_prior,
-                                        doc_languages, language_override)
+                                        doc_languages, language_override, documents_dir=documents_dir)
         retriever.save(rep_dir(index_dir, rep) / "bm25")
         out[rep] = len(retriever.index.vocab)
     return out

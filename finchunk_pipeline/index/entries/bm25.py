@@ -17,16 +17,18 @@ NAME = "bm25"
 def build_retriever(chunks: pd.DataFrame, folder: str | Path, analyzer: str = DEFAULT_ANALYZER,
                     doc_prior: float = DEFAULT_DOC_PRIOR, doc_languages: dict[str, str] | None = None,
                     language_override: str | None = None,
-                    statement_prior: float = DEFAULT_STATEMENT_PRIOR) -> BM25Retriever:
+                    statement_prior: float = DEFAULT_STATEMENT_PRIOR,
+                    documents_dir: str | Path | None = None) -> BM25Retriever:
     """``chunks``: doc_id, embedding_text, source_text, view_spans (the last two give the
     documents' text for the document prior), section_path if present (the statement prior);
     ``doc_languages``: {doc_id: analysis language} (languages.document_languages), English
-    without. Saved to ``folder/bm25``."""
+    without; ``documents_dir``: where the document-level index is shared between chunk sets.
+    Saved to ``folder/bm25``."""
     doc_ids = chunks["doc_id"].tolist() if (doc_prior or doc_languages) else None
     doc_texts = document_texts(chunks) if doc_prior else None
     sections = chunks["section_path"].tolist() if "section_path" in chunks.columns else None
     retriever = BM25Retriever.build(chunks["embedding_text"].tolist(), analyzer, doc_ids, doc_texts, doc_prior,
-                                    doc_languages, language_override, sections, statement_prior)
+                                    doc_languages, language_override, sections, statement_prior, documents_dir)
     retriever.save(Path(folder) / NAME)
     return retriever
 
@@ -41,7 +43,8 @@ def _statement_prior(settings: IndexSettings) -> float:
 
 def _build(chunks: pd.DataFrame, index_dir: Path, settings: IndexSettings) -> dict:
     retriever = build_retriever(chunks, index_dir, settings.analyzer or DEFAULT_ANALYZER, _prior(settings),
-                                settings.doc_languages, settings.language_override, _statement_prior(settings))
+                                settings.doc_languages, settings.language_override, _statement_prior(settings),
+                                settings.documents_dir)
     return {"chunks": len(chunks), "vocabulary": len(retriever.index.vocab), **retriever.describe()}
 
 
