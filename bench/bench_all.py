@@ -166,9 +166,12 @@ def scale(n_docs: int) -> None:
     r: dict = {}
     lines = bench_chunking.scale(n_docs, r)
     print("\n".join(lines))
-    growth = (r["after"]["ru_maxrss"] - r["before"]["ru_maxrss"]) / 1024
+    # VmHWM, not ru_maxrss: Linux carries the forking parent's ru_maxrss across exec, and this
+    # process is large by now (the embedding sections), so the child's ru_maxrss is this one's
+    hwm = r["after"].get("VmHWM", r["after"]["ru_maxrss"]) / 1024
+    growth = hwm - r["before"].get("VmHWM", r["before"]["ru_maxrss"]) / 1024
     goal(f"scale {n_docs:,} docs", "faster than 69 s (issue), flat memory",
-         f"{r['seconds']:.1f} s, peak RSS {r['after']['ru_maxrss'] / 1024:.0f} MB (+{growth:.0f} MB)", None)
+         f"{r['seconds']:.1f} s, peak VmHWM {hwm:.0f} MB (+{growth:.0f} MB while streaming)", None)
 
 
 def cold_run() -> None:
@@ -178,7 +181,8 @@ def cold_run() -> None:
     r = bench_coldrun.run()
     print("\n".join(r["lines"]))
     goal("cold finchunk run", "<= 120 s, peak RSS <= 1.5 GB",
-         f"{r['seconds']:.0f} s, peak RSS {r['peak_rss_mb']:.0f} MB (load {r['load_before']})",
+         f"{r['seconds']:.0f} s, peak RSS {r['peak_rss_mb']:.0f} MB (load {r['load_before']}); CPU "
+         f"{r['cpu_seconds']:.0f} s: >= {r['cpu_seconds'] / r['cores']:.0f} s on {r['cores']} cores",
          r["ok"] and r["seconds"] <= 120 and r["peak_rss_mb"] <= 1536)
 
 

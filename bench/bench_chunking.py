@@ -17,7 +17,9 @@
    counts as the pipeline's build_chunk_set does) every document streaming from
    documents.parquet (batches, nothing kept). Generation and the scale run are each a
    child process started before the throughput step, so the reported peak RSS
-   (ru_maxrss; VmHWM of /proc/self/status as a cross-check) is the scale run's own.
+   (ru_maxrss; VmHWM of /proc/self/status as a cross-check) is the scale run's own. Started
+   from a larger process (bench_all.py after its embedding sections), ru_maxrss is not: Linux
+   carries the parent's across exec; VmHWM is then the figure.
 
     /work/venv/bin/python bench/bench_chunking.py                      # default corpus + 10,000 docs
     /work/venv/bin/python bench/bench_chunking.py --corpus /work/shared/devdata/sec_html_dev --scale-docs 0

@@ -1,5 +1,5 @@
-"""A cold default `finchunk run` in a clean clone of this checkout: wall time, peak RSS and
-where the time goes (each step's "done in" line), with the machine's load before and after.
+"""A cold default `finchunk run` in a clean clone of this checkout: wall time, peak RSS, CPU
+time (over the cores: the least wall time any schedule could take) and where the time goes (each step's "done in" line), with the machine's load before and after.
 
 The clone (``git clone`` of the checked-out commit: uncommitted changes are not in it) gets
 its optional C word counter built in place (``setup.py build_ext --inplace``, as the install
@@ -28,8 +28,9 @@ import json, os, resource, subprocess, sys, time
 t = time.perf_counter()
 p = subprocess.run(sys.argv[2:], cwd=sys.argv[1], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 dt = time.perf_counter() - t
-print(json.dumps({"rc": p.returncode, "seconds": dt, "output": p.stdout,
-                  "maxrss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rc": p.returncode, "seconds": dt, "output": p.stdout, "maxrss_kb": ru.ru_maxrss,
+                  "user_s": ru.ru_utime, "system_s": ru.ru_stime}))
 """
 
 
@@ -65,6 +66,8 @@ def run(extra: list[str] | None = None, keep: str | None = None) -> dict:
         r = json.loads(out.stdout.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
         raise SystemExit(f"the cold run's wrapper failed:\n{out.stdout}\n{out.stderr}")
+    cpu = r["user_s"] + r["system_s"]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     steps = []
     label = None
     for line in r["output"].splitlines():
@@ -77,12 +80,15 @@ def run(extra: list[str] | None = None, keep: str | None = None) -> dict:
             label = None
     lines = [f"clone of {commit} in {clone}", f"`uptime` before: {load_before}", f"`uptime` after:  {load_after}",
              f"exit code {r['rc']}; wall {r['seconds']:.1f} s; peak RSS {r['maxrss_kb'] / 1024:.0f} MB; "
-             f"C word counter {'built' if built else 'not built (token counts in Python)'}", "",
+             f"C word counter {'built' if built else 'not built (token counts in Python)'}",
+             f"CPU {cpu:.1f} s (user {r['user_s']:.1f}, system {r['system_s']:.1f}): on this machine's {cores} "
+             f"core(s) no schedule finishes that work in under {cpu / cores:.1f} s of wall", "",
              "| step | s |", "|---|---:|"]
     lines += [f"| {s} | {t:.1f}{'' if st == 'done' else ' (FAILED)'} |" for s, t, st in steps]
     if r["rc"] != 0:
         lines += ["", "output (tail):", *r["output"].splitlines()[-30:]]
     return {"seconds": r["seconds"], "peak_rss_mb": r["maxrss_kb"] / 1024, "rc": r["rc"], "ok": r["rc"] == 0,
+            "cpu_seconds": cpu, "cores": cores,
             "steps": steps, "load_before": load_before.split("load average:")[-1].strip(),
             "load_after": load_after.split("load average:")[-1].strip(), "lines": lines, "clone": str(clone)}
 
