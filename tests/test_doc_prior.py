@@ -125,8 +125,18 @@ def test_the_document_index_is_built_once_for_the_same_document_texts(tmp_path, 
     monkeypatch.setattr(bm25_retriever, "DOCUMENT_INDEXES_KEPT", 2)
     retriever(coarse)
     assert len(list(shared.iterdir())) == 4  # loaded: nothing written, nothing forgotten
+    # a killed build's temporary folder goes once it is stale, a fresh one (a build in progress) stays
+    import os
+    import time
+
+    stale, fresh = shared / ".finance-x.aaaa.tmp", shared / ".finance-y.bbbb.tmp"
+    for t in (stale, fresh):
+        t.mkdir()
+        (t / "vocab.parquet").write_bytes(b"half-written")
+    os.utime(stale, (time.time() - 7200, time.time() - 7200))
     retriever(fine.assign(source_text=fine["source_text"].str.replace("rose", "grew")))
-    assert len(list(shared.iterdir())) == 2
+    assert sorted(f.name for f in shared.iterdir() if f.name.startswith(".")) == [fresh.name]
+    assert len([f for f in shared.iterdir() if not f.name.startswith(".")]) == 2
 
 
 def test_english_terms_depend_on_the_text_with_whitespace_runs_made_one_space():

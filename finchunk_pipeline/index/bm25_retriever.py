@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 import uuid
 from pathlib import Path
 from typing import Iterator, Protocol, Sequence
@@ -36,7 +37,8 @@ import numpy as np
 
 from ..artefacts import code_version
 from ..lang.numbers import COMMA_DECIMAL
-from ..storage import read_json, safe_name, sha256_text, stable_hash, write_bytes, write_json
+from ..storage import (STALE_TEMP_SECONDS, is_temp_file, read_json, safe_name, sha256_text, stable_hash,
+                       write_bytes, write_json)
 from .analyzer import DEFAULT_ANALYZER, get_analyzer
 from .bm25 import BM25Index, top_k
 from .languages import IndexLanguages, languages_key
@@ -88,7 +90,7 @@ def document_index(analyzer: str, docs: Sequence[tuple[str, str, str]],
         except (OSError, ValueError, KeyError):  # removed or damaged meanwhile: built again
             shutil.rmtree(folder, ignore_errors=True)
     index = build()
-    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}")
+    tmp = folder.with_name(f".{folder.name}.{uuid.uuid4().hex[:12]}.tmp")  # storage.is_temp_file's names
     index.save(tmp)
     try:
         tmp.rename(folder)
@@ -111,10 +113,21 @@ def _terms_text_hash(text: str, language: str) -> str:
     return "ws:" + sha256_text(" ".join(text.split()))
 
 
-def _forget_oldest(documents_dir: Path) -> None:
-    kept = sorted((f for f in documents_dir.iterdir() if f.is_dir() and not f.name.startswith(".")),
-                  key=lambda f: f.stat().st_mtime, reverse=True)
-    for old in kept[DOCUMENT_INDEXES_KEPT:]:
+def _forget_oldest(documents_dir: Path, now: float | None = None) -> None:
+    """Keep the newest copies, and remove the temporary folders a killed build left behind
+    (untouched for ``STALE_TEMP_SECONDS``: a build in progress is younger)."""
+    now = time.time() if now is None else now
+    copies = []
+    for f in documents_dir.iterdir():
+        try:
+            if is_temp_file(f):
+                if f.is_dir() and now - f.stat().st_mtime >= STALE_TEMP_SECONDS:
+                    shutil.rmtree(f, ignore_errors=True)
+            elif f.is_dir():
+                copies.append((f.stat().st_mtime, f))
+        except FileNotFoundError:  # removed by another process meanwhile
+            continue
+    for _, old in sorted(copies, reverse=True)[DOCUMENT_INDEXES_KEPT:]:
         shutil.rmtree(old, ignore_errors=True)
 
 
