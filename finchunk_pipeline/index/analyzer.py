@@ -39,6 +39,9 @@ from .finance_terms import CONCEPTS, METRICS, VOCABULARY_VERSION
 from .tokenize import tokenize
 
 CONCEPT_PREFIX = "§"
+# the modules an analyzer's terms come from: what keys anything built from terms
+ANALYSIS_MODULES = ("finchunk_pipeline.index.analyzer", "finchunk_pipeline.index.tokenize",
+                    "finchunk_pipeline.index.finance_terms", "finchunk_pipeline.index.finance_terms_es")
 _FISCAL = re.compile(r"^fy(\d{2}|\d{4})$")
 
 

@@ -39,7 +39,7 @@ from ..artefacts import code_version
 from ..lang.numbers import COMMA_DECIMAL
 from ..storage import (STALE_TEMP_SECONDS, is_temp_file, read_json, safe_name, sha256_text, stable_hash,
                        write_bytes, write_json)
-from .analyzer import DEFAULT_ANALYZER, get_analyzer
+from .analyzer import ANALYSIS_MODULES, DEFAULT_ANALYZER, get_analyzer
 from .bm25 import BM25Index, top_k
 from .languages import IndexLanguages, languages_key
 from .statements import named_statements, row_statements
@@ -58,11 +58,6 @@ class Retriever(Protocol):
                     allowed: Sequence[np.ndarray | None] | None = None) -> list[Hits]: ...
 
 
-# what the document-level index's terms depend on: its key names their code
-DOCUMENT_INDEX_MODULES = ("finchunk_pipeline.index.analyzer", "finchunk_pipeline.index.tokenize",
-                          "finchunk_pipeline.index.finance_terms", "finchunk_pipeline.index.finance_terms_es",
-                          "finchunk_pipeline.index.bm25", "finchunk_pipeline.lang.stopwords",
-                          "finchunk_pipeline.lang.numbers")
 DOCUMENT_INDEXES_KEPT = 4  # copies kept in a documents folder (the newest; an older one is built again if asked)
 
 
@@ -72,15 +67,17 @@ def document_index(analyzer: str, docs: Sequence[tuple[str, str, str]],
     order). Every chunk set that loses no text recovers the same document texts
     (documents.py), so with ``documents_dir`` a corpus's documents are analysed once, not once
     per chunk set (and per enriched representation): the index is kept there under a key of the
-    analyzer, its code and each document's id, language and text hash, written then renamed
-    into place, and later builds — in any process — load it. Without it, built each time."""
+    analysis code (the BM25 index's own modules), each document's id, analyzer key (name,
+    version, language and its data version) and text hash, written then renamed into place, and
+    later builds — in any process — load it. Without it, built each time."""
     def build() -> BM25Index:
         return BM25Index.build([get_analyzer(analyzer, lang).terms(text) for _, lang, text in docs])
 
     if documents_dir is None:
         return build()
-    key = stable_hash({"analyzer": analyzer, "code": code_version(*DOCUMENT_INDEX_MODULES),
-                       "docs": [[d, lang, _terms_text_hash(text, lang)] for d, lang, text in docs]}, n=16)
+    key = stable_hash({"code": code_version(*ANALYSIS_MODULES, BM25Index.__module__),
+                       "docs": [[d, get_analyzer(analyzer, lang).key, _terms_text_hash(text, lang)]
+                                for d, lang, text in docs]}, n=16)
     folder = Path(documents_dir) / f"{safe_name(analyzer)}-{key}"
     if (folder / "bm25.npz").is_file():
         try:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..analyzer import DEFAULT_ANALYZER
+from ..analyzer import ANALYSIS_MODULES, DEFAULT_ANALYZER
 from ..bm25_retriever import DEFAULT_DOC_PRIOR, DEFAULT_STATEMENT_PRIOR, BM25Retriever
 from ..documents import document_texts
 from ..registry import IndexSettings, IndexSpec, LoadRequest, RetrieverSpec
@@ -64,8 +64,6 @@ RETRIEVER = RetrieverSpec(
                     build=_build,
                     required=("bm25.npz",), config=_config,
                     modules=(__name__, "finchunk_pipeline.index.bm25_retriever", "finchunk_pipeline.index.bm25",
-                             "finchunk_pipeline.index.analyzer", "finchunk_pipeline.index.tokenize",
-                             "finchunk_pipeline.index.documents", "finchunk_pipeline.index.languages",
-                             "finchunk_pipeline.index.statements",
-                             "finchunk_pipeline.index.finance_terms", "finchunk_pipeline.index.finance_terms_es")),
+                             *ANALYSIS_MODULES, "finchunk_pipeline.index.documents",
+                             "finchunk_pipeline.index.languages", "finchunk_pipeline.index.statements")),
 )
