@@ -11,7 +11,6 @@ import shutil
 import signal
 import sys
 import time
-from contextlib import nullcontext
 from pathlib import Path
 
 from ..memory import limit_heap_retention, release
@@ -262,7 +261,7 @@ def _run_task(pipeline_config: dict, partition_key: str | None, run_config: dict
 
 
 def run_concurrently(tasks: list[tuple[str, str | None]], pipeline_config: dict, run_config: dict | None,
-                     jobs: int, watch=None) -> list[str]:
+                     jobs: int, watch: SignalWatch) -> list[str]:
     """Run ``tasks`` (label, partition key or None for the xbrl branch) in ``jobs`` worker
     processes, each task its own Dagster run. Runs that need the same artefact wait for its
     claim (claims.py), so a version is still built once. Returns the failures. ``watch`` (the
@@ -278,7 +277,7 @@ def run_concurrently(tasks: list[tuple[str, str | None]], pipeline_config: dict,
         try:
             # the pool starts a worker inside submit and registers it only after it started: an
             # interrupt in between leaves a worker it never stops, waiting for a task forever
-            with watch.deferred() if watch is not None else nullcontext():
+            with watch.deferred():
                 futures = {pool.submit(_run_task, pipeline_config, key, run_config): label for label, key in tasks}
             for future in as_completed(futures):
                 label = futures[future]

@@ -100,10 +100,8 @@ def _phrase_table(forms: dict[str, tuple[str, ...]], language: str = "en") -> Ph
     return PhraseTable(table)
 
 
-def match_phrases(tokens: list[str], table: dict[int, dict[tuple[str, ...], str]]) -> list[str]:
+def match_phrases(tokens: list[str], table: PhraseTable) -> list[str]:
     """Concepts whose names occur in ``tokens`` (longest match first, non-overlapping)."""
-    if not isinstance(table, PhraseTable):
-        table = PhraseTable(table)
     out: list[str] = []
     lengths, firsts = table.lengths, table.firsts
     i, n_tokens = 0, len(tokens)
@@ -165,8 +163,8 @@ class FinanceAnalyzer(Analyzer):
 
     def _analyse(self, text: str, query: bool) -> list[str]:
         tokens = fiscal_years(tokenize(text, self.language))
-        stems, stem = self._stems, self.stem
-        words = [t if t[0].isdigit() else (stems.get(t) or stem(t)) for t in tokens]
+        stem = self.stem
+        words = [t if t[0].isdigit() else stem(t) for t in tokens]
         out = list(words)
         num = [w[0].isdigit() for w in words]  # pairs with a number are left out
         out += [f"{a}_{b}" for a, b, x, y in zip(words, words[1:], num, num[1:]) if not (x or y)]

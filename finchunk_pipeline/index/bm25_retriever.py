@@ -110,10 +110,10 @@ def _terms_text_hash(text: str, language: str) -> str:
     return "ws:" + sha256_text(" ".join(text.split()))
 
 
-def _forget_oldest(documents_dir: Path, now: float | None = None) -> None:
+def _forget_oldest(documents_dir: Path) -> None:
     """Keep the newest copies, and remove the temporary folders a killed build left behind
     (untouched for ``STALE_TEMP_SECONDS``: a build in progress is younger)."""
-    now = time.time() if now is None else now
+    now = time.time()
     copies = []
     for f in documents_dir.iterdir():
         try:
