@@ -97,9 +97,31 @@ def test_heap_for_activations_keeps_large_blocks_for_reuse_and_restores_the_limi
     assert f_again * 2 >= f_limited, out
 
 
-def test_heap_for_activations_does_nothing_without_a_limit():
-    code = ("from finchunk_pipeline import memory\n"
-            "with memory.heap_for_activations():\n    pass\n"
-            "print(memory._limit, memory._lifted)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["None", "0"]
+def test_heap_for_activations_does_nothing_without_a_limit(monkeypatch):
+    """Without a limit (glibc's dynamic default, as in `dagster dev`) the allocator is never
+    touched; with one, the block lifts it once (nested blocks too), and sets it and trims once."""
+    calls = []
+
+    class FakeGlibc:
+        def mallopt(self, param, value):
+            calls.append(("mallopt", param, value))
+            return 1
+
+        def malloc_trim(self, pad):
+            calls.append(("malloc_trim", pad))
+            return 1
+
+    monkeypatch.setattr(memory, "_glibc", lambda: FakeGlibc())
+    monkeypatch.setattr(memory, "_limit", None)
+    with memory.heap_for_activations():
+        with memory.heap_for_activations():
+            pass
+    assert calls == [] and memory._lifted == 0
+    monkeypatch.setattr(memory, "_limit", memory.MMAP_THRESHOLD)
+    with memory.heap_for_activations():
+        with memory.heap_for_activations():
+            assert calls == [("mallopt", memory.M_MMAP_THRESHOLD, memory.ACTIVATIONS_MMAP_THRESHOLD),
+                             ("mallopt", memory.M_TRIM_THRESHOLD, memory.ACTIVATIONS_TRIM_THRESHOLD)]
+    assert calls[2:] == [("mallopt", memory.M_MMAP_THRESHOLD, memory.MMAP_THRESHOLD),
+                         ("mallopt", memory.M_TRIM_THRESHOLD, memory.TRIM_THRESHOLD), ("malloc_trim", 0)]
+    assert memory._lifted == 0
