@@ -41,6 +41,8 @@ ENV: dict[str, str] = {
     "automation": "FINCHUNK_AUTOMATION",            # on | off: declarative automation conditions
     "progress": "FINCHUNK_PROGRESS",                # "1": progress lines on the terminal
     "user_agent": "FINCHUNK_USER_AGENT",            # SEC EDGAR's required User-Agent
+    "fetch_max_bytes": "FINCHUNK_FETCH_MAX_BYTES",  # finchunk fetch: largest decoded body, e.g. 512M ("" = default)
+    "fetch_deadline": "FINCHUNK_FETCH_DEADLINE",    # finchunk fetch: seconds per URL ("" = default)
     "llm_model": "FINCHUNK_LLM_MODEL",              # the LLM enricher's model
 }
 PATH_FIELDS = ("corpus_dir", "data_root", "out_dir", "chunkers_file")
@@ -77,6 +79,8 @@ class Settings:
     automation: str = ""
     progress: str = ""
     user_agent: str = ""
+    fetch_max_bytes: str = ""
+    fetch_deadline: str = ""
     llm_model: str = ""
     # the FINCHUNK_LLM_* / FINCHUNK_ANSWER_* variables, for the LLM clients (enrichment/client.py)
     llm_env: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
