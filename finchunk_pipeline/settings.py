@@ -44,6 +44,11 @@ ENV: dict[str, str] = {
     "fetch_max_bytes": "FINCHUNK_FETCH_MAX_BYTES",  # finchunk fetch: largest decoded body, e.g. 512M ("" = default)
     "fetch_deadline": "FINCHUNK_FETCH_DEADLINE",    # finchunk fetch: seconds per URL ("" = default)
     "llm_model": "FINCHUNK_LLM_MODEL",              # the LLM enricher's model
+    # questions generated from inline-XBRL filings' tagged facts (evaluation/xbrl_gold)
+    "generated_gold": "FINCHUNK_GENERATED_GOLD",    # auto (when filings carry tagged facts) | off
+    "gold_per_filing": "FINCHUNK_GOLD_PER_FILING",  # questions per filing ("" = 150; "all")
+    "gold_evidence": "FINCHUNK_GOLD_EVIDENCE",      # row+header | row ("" = row+header)
+    "gold_seed": "FINCHUNK_GOLD_SEED",              # the sample's seed ("" = 0)
 }
 PATH_FIELDS = ("corpus_dir", "data_root", "out_dir", "chunkers_file")
 # the OpenAI-compatible endpoints (enrichment/client.py): every variable with these prefixes
@@ -82,6 +87,10 @@ class Settings:
     fetch_max_bytes: str = ""
     fetch_deadline: str = ""
     llm_model: str = ""
+    generated_gold: str = ""
+    gold_per_filing: str = ""
+    gold_evidence: str = ""
+    gold_seed: str = ""
     # the FINCHUNK_LLM_* / FINCHUNK_ANSWER_* variables, for the LLM clients (enrichment/client.py)
     llm_env: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     from_environment: bool = field(default=True, compare=False, repr=False)

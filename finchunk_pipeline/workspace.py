@@ -50,6 +50,12 @@ class Workspace:
         return self.root / "gold_passages.parquet"
 
     @property
+    def generated_gold_dir(self) -> Path:
+        """Questions and passages generated from the corpus's inline-XBRL facts (questions.parquet,
+        passages.parquet, report.json; written by generated_gold, read by the evaluation)."""
+        return self.root / "generated_gold"
+
+    @property
     def chunks(self) -> ChunkStore:
         return ChunkStore(self.root / "chunks")
 
