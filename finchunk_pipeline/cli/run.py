@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..memory import limit_heap_retention, release
 from ..progress import TERMINAL_ENV
-from .process import SignalWatch, reap_orphaned_runs, run_tags, signal_name, supervise
+from .process import (SignalWatch, reap_orphaned_runs, run_tags, signal_name, supervise, watch_worker_signals,
+                      worker_task)
 from ..settings import PROJECT_ROOT
 
 
@@ -134,9 +135,11 @@ def _all_steps(step: _Steps, args, configs: list, pipeline_config: dict) -> bool
     branch, the answers if asked, the report. False: the documents stage failed."""
     from ..assets.documents import parsed_blocks, raw_documents
     from ..assets.evaluation import evaluation_report
+    from ..assets.gold import generated_gold
     from ..definitions import partitioned_assets, xbrl_assets
 
-    if not step("documents: raw_documents, parsed_blocks", selection=[raw_documents, parsed_blocks]):
+    if not step("documents: raw_documents, parsed_blocks, generated_gold",
+                selection=[raw_documents, parsed_blocks, generated_gold]):
         print("\n".join(["", "the documents stage failed; nothing else can run:", *step.failures]), file=sys.stderr)
         return False
     xbrl_label = "xbrl: facts into DuckDB, derived quarters, point-in-time answers"
@@ -251,7 +254,8 @@ def _run_task(pipeline_config: dict, partition_key: str | None, run_config: dict
 
     t0 = time.perf_counter()
     selection = partitioned_assets() if partition_key is not None else xbrl_assets()
-    with DagsterInstance.get() as instance:
+    # after a stop signal this worker starts nothing (its interrupted run returned normally)
+    with worker_task(), DagsterInstance.get() as instance:
         result = materialize([*PIPELINE_ASSETS, *ALL_CHECKS], instance=instance,
                              resources=resources(PipelineResource(**pipeline_config)), run_config=run_config,
                              raise_on_error=False, selection=selection, partition_key=partition_key,
@@ -273,7 +277,8 @@ def run_concurrently(tasks: list[tuple[str, str | None]], pipeline_config: dict,
     failures = []
     print(f"  {len(tasks)} runs, {jobs} at a time:", flush=True)
     before = set(multiprocessing.active_children())
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=watch_worker_signals) as pool:
         try:
             # the pool starts a worker inside submit and registers it only after it started: an
             # interrupt in between leaves a worker it never stops, waiting for a task forever
