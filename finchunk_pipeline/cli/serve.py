@@ -8,18 +8,31 @@
   GET /health -> {"ok": true, "chunk_set": ..., "retriever": ...}
 
 The retriever (and for dense / hybrid the embedding model) is loaded once at start, so a
-RAG application pays ~12 s once instead of on every query. Only 127.0.0.1 is bound. One
-request at a time. SIGINT / SIGTERM stop it.
+RAG application pays ~12 s once instead of on every query. Only 127.0.0.1 is bound.
+SIGINT / SIGTERM stop it.
+
+Connections are served concurrently (a thread each, the standard library's
+ThreadingHTTPServer), so one client that connects and sends nothing, or sends a byte at a
+time, blocks nobody: a connection silent for ``timeout`` seconds (10) is closed, and one that
+has not sent its whole request within ``request_deadline`` seconds (30) is cut. At most
+``max_connections`` (64) are open at once; one more is answered 503 at once. Searches run
+one at a time (the retriever and its model are not assumed to be thread-safe); a search that
+fails answers 500 with the reason.
 """
 from __future__ import annotations
 
 import json
 import signal
+import socket
 import sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 HOST = "127.0.0.1"
+IDLE_TIMEOUT = 10.0        # seconds a connection may stay silent
+REQUEST_DEADLINE = 30.0    # seconds to send a whole request (request line and headers)
+MAX_CONNECTIONS = 64       # open at once; more are answered 503
 
 
 def register(sub) -> None:
@@ -35,11 +48,91 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def make_server(searcher, port: int = 0) -> HTTPServer:
-    """An HTTP server on 127.0.0.1:``port`` (0: any free port) answering with ``searcher``."""
+class SearchServer(ThreadingHTTPServer):
+    """A thread per connection, at most ``max_connections`` open (one more is answered 503
+    and closed at once)."""
+
+    daemon_threads = True
+    request_queue_size = 128   # the listen backlog: a burst waits to be accepted, not refused
+
+    def __init__(self, address, handler, max_connections: int = MAX_CONNECTIONS):
+        super().__init__(address, handler)
+        self.max_connections = max_connections
+        self.open_connections = 0
+        self._count = threading.Lock()
+
+    def process_request(self, request, client_address):
+        with self._count:
+            busy = self.open_connections >= self.max_connections
+            if not busy:
+                self.open_connections += 1
+        if busy:
+            _refuse_busy(request, self.max_connections)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._closed()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._closed()
+
+    def _closed(self) -> None:
+        with self._count:
+            self.open_connections -= 1
+
+
+def _refuse_busy(request: socket.socket, limit: int) -> None:
+    body = json.dumps({"error": f"server busy: {limit} connections open, try again"}).encode()
+    try:
+        request.settimeout(1.0)
+        request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                        b"Retry-After: 1\r\nConnection: close\r\n"
+                        + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    except OSError:
+        pass
+
+
+def make_server(searcher, port: int = 0, *, timeout: float = IDLE_TIMEOUT,
+                request_deadline: float = REQUEST_DEADLINE,
+                max_connections: int = MAX_CONNECTIONS) -> SearchServer:
+    """An HTTP server on 127.0.0.1:``port`` (0: any free port) answering with ``searcher``:
+    concurrent connections, each closed after ``timeout`` seconds of silence or when its
+    request is not all there after ``request_deadline``; searches one at a time."""
     from ..index.search import Filters
 
+    search_lock = threading.Lock()
+
     class Handler(BaseHTTPRequestHandler):
+        def setup(self):
+            self.timeout = timeout      # the socket's timeout (StreamRequestHandler.setup)
+            super().setup()
+            self._request_read = False
+            self._cut_timer = threading.Timer(request_deadline, self._cut_if_still_reading)
+            self._cut_timer.daemon = True
+            self._cut_timer.start()
+
+        def finish(self):
+            self._cut_timer.cancel()
+            super().finish()
+
+        def _cut_if_still_reading(self):
+            if not self._request_read:  # a slow client: its request is not all there yet
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        def parse_request(self):
+            ok = super().parse_request()  # reads the request line's headers too
+            self._request_read = True
+            return ok
+
         def log_message(self, fmt, *args):  # one line per request on stderr
             sys.stderr.write(f"{self.address_string()} {fmt % args}\n")
 
@@ -72,12 +165,16 @@ def make_server(searcher, port: int = 0) -> HTTPServer:
                     else None,
                     issuer=params.get("issuer"), doc_type=params.get("doc_type"),
                     fiscal_year=int(fy) if fy else None, as_of=params.get("as_of"))
-                hits = searcher.search(query, k, filters)
+                with search_lock:
+                    hits = searcher.search(query, k, filters)
             except ValueError as exc:
                 return self._send(400, {"error": str(exc), **who})
+            except Exception as exc:  # the server stays up; the client learns why
+                sys.stderr.write(f"search {query!r} failed: {exc.__class__.__name__}: {exc}\n")
+                return self._send(500, {"error": f"search failed: {exc.__class__.__name__}: {exc}", **who})
             self._send(200, {**who, "hits": [h.as_dict() for h in hits]})
 
-    return HTTPServer((HOST, port), Handler)
+    return SearchServer((HOST, port), Handler, max_connections)
 
 
 def run(args) -> int:
