@@ -31,6 +31,8 @@ def register(subparsers) -> None:
     ff.add_argument("--metadata", default=None, help="CSV: file, then any documents column (title, doc_type, ...)")
     ff.add_argument("--questions", default=None,
                     help="CSV: question_id, question, file, [question_type, answer, page, quote]")
+    ff.add_argument("--follow-links", action="store_true",
+                    help="read what symbolic links point to (by default they are listed as skipped)")
     ff.add_argument("-v", "--verbose", action="store_true")
     ff.set_defaults(func=_from_files)
 
@@ -85,7 +87,7 @@ def _from_files(args: argparse.Namespace) -> int:
     from finchunk_pipeline.corpus.from_files import build_corpus
 
     t0 = time.perf_counter()
-    result = build_corpus(args.dir, args.out, args.metadata, args.questions)
+    result = build_corpus(args.dir, args.out, args.metadata, args.questions, follow_links=args.follow_links)
     for rel, why in result.skipped.items():
         print(f"skipped {rel}: {why}")
     for note in result.notes:

@@ -1,7 +1,11 @@
 """A corpus folder from a folder of files: ``finchunk corpus from-files DIR --out CORPUS``.
 
 Each file (PDF, HTML, Markdown or plain text; other files are listed as skipped) is copied
-to ``CORPUS/files/`` and becomes one row of documents.parquet with ``path`` set. Its format
+to ``CORPUS/files/`` and becomes one row of documents.parquet with ``path`` set. A folder is
+its own files: symbolic links (to a file or a folder, inside the folder or out of it) are
+not followed but listed as skipped with what they point to, unless ``follow_links``
+(``--follow-links``) says to read them; a link that points nowhere, or to a folder already
+read (a cycle), is skipped either way. Its format
 is decided by content, not by name: the ``%PDF-`` signature, HTML markup, Markdown headings /
 tables / emphasis, else text (binary content is skipped). Metadata, first found wins:
 
@@ -23,6 +27,7 @@ skipped with a note unless its question_type is ``unanswerable``.
 from __future__ import annotations
 
 import csv
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -104,10 +109,11 @@ def _slug(stem: str, taken: set[str]) -> str:
 
 
 def build_corpus(src: str | Path, out: str | Path, metadata_csv: str | Path | None = None,
-                 questions_csv: str | Path | None = None) -> FromFilesResult:
+                 questions_csv: str | Path | None = None, follow_links: bool = False) -> FromFilesResult:
     """Every readable file under ``src`` becomes a document of a corpus folder ``out``: its
     format detected, its metadata read from the file name and the file (overridden by the
-    metadata CSV), its bytes stored under ``files/``; then the questions CSV, if given."""
+    metadata CSV), its bytes stored under ``files/``; then the questions CSV, if given.
+    Symbolic links are followed only with ``follow_links``."""
     src, out = Path(src), Path(out)
     if not src.is_dir():
         raise FromFilesError(f"{src}: not a folder")
@@ -118,7 +124,7 @@ def build_corpus(src: str | Path, out: str | Path, metadata_csv: str | Path | No
     docs, taken = [], set()
     texts: dict[str, str] = {}
     by_file: dict[str, str] = {}
-    for f in _source_files(src):
+    for f in _source_files(src, follow_links, result.skipped):
         rel = f.relative_to(src).as_posix()
         data = f.read_bytes()
         fmt, why = detect_format(data)
@@ -155,11 +161,74 @@ def _metadata_rows(metadata_csv: str | Path) -> dict[str, dict]:
     return meta_rows
 
 
-def _source_files(src: Path) -> list[Path]:
+def _source_files(src: Path, follow_links: bool, skipped: dict[str, str]) -> list[Path]:
     """The files under ``src`` in name order; hidden files and folders are not documents
-    (e.g. finchunk fetch's .http-cache)."""
-    return sorted(p for p in src.rglob("*")
-                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(src).parts))
+    (e.g. finchunk fetch's .http-cache). A symbolic link is followed only with
+    ``follow_links``; each one not followed goes to ``skipped`` saying where it points."""
+    root = src.resolve()
+    files: list[Path] = []
+    for folder, dirs, names in os.walk(src, followlinks=follow_links):
+        here = Path(folder)
+        for d in list(dirs):
+            path = here / d
+            why = None
+            if d.startswith("."):
+                dirs.remove(d)
+                continue
+            if path.is_symlink():
+                why = _link_problem(path, root, follow_links, is_dir=True)
+                if why is None and path.resolve() in _real_folders_above(path, src):
+                    why = (f"symbolic link to the folder {_shown(path.resolve(), root)}, which holds "
+                           "the link (a cycle): not followed")
+            if why is not None:
+                skipped[path.relative_to(src).as_posix()] = why
+                dirs.remove(d)
+        for name in names:
+            path = here / name
+            if name.startswith("."):
+                continue
+            if path.is_symlink():
+                why = _link_problem(path, root, follow_links, is_dir=False)
+                if why is not None:
+                    skipped[path.relative_to(src).as_posix()] = why
+                    continue
+            if path.is_file():
+                files.append(path)
+    return sorted(files)
+
+
+def _link_problem(path: Path, root: Path, follow_links: bool, is_dir: bool) -> str | None:
+    """Why the symbolic link ``path`` is not followed, or None when it is."""
+    target = Path(os.readlink(path))
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):  # nothing there, or links in a loop
+        return f"symbolic link to {target}, which does not exist"
+    if follow_links:
+        return None
+    what = "the folder " if is_dir else ""
+    where = "inside the folder" if _is_within(root, real) else "outside the folder"
+    return (f"symbolic link to {what}{_shown(real, root)} ({where}): not followed "
+            "(--follow-links reads links)")
+
+
+def _is_within(root: Path, path: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _real_folders_above(path: Path, src: Path) -> set[Path]:
+    """The real folders from ``src`` down to the one holding ``path`` (a link to one of them
+    is a cycle)."""
+    out, p = set(), path.parent
+    while True:
+        out.add(p.resolve())
+        if p == src or p == p.parent:
+            return out
+        p = p.parent
+
+
+def _shown(real: Path, root: Path) -> str:
+    return real.relative_to(root).as_posix() if _is_within(root, real) and real != root else str(real)
 
 
 def _found_metadata(f: Path, rel: str, fmt: str, data: bytes,
