@@ -2,11 +2,12 @@
 #   make run    create .venv, install the project, run the whole pipeline on the embedded corpus
 #   make run-es the same on the Spanish embedded corpus (data/corpus/es)
 #   make test   the test suite (installs first if needed)
+#   make image  the container image (deploy/image.sh; docs/operations-containers.md)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: run run-es test ui bench clean
+.PHONY: run run-es test ui bench clean image
 
 # setup.py builds the optional C word counter (chunking/_wordcount.c) in place: a changed
 # source reinstalls, so the extension is never stale
@@ -18,7 +19,7 @@ $(BIN)/finchunk: pyproject.toml setup.py finchunk_pipeline/chunking/_wordcount.c
 	# CUDA libraries (and ~300 MB more resident memory per process). Installed first, it satisfies
 	# the project's torch==2.13.0 and stays.
 	$(BIN)/python -m pip install --quiet 'torch==2.13.0'
-	$(BIN)/python -m pip install --quiet -e '.[test,baselines,onnx,bench,postgres,s3,k8s]'
+	$(BIN)/python -m pip install --quiet -e '.[test,baselines,onnx,bench,postgres,s3,k8s,docker]'
 	touch $@
 
 run: $(BIN)/finchunk
@@ -33,6 +34,11 @@ test: $(BIN)/finchunk
 
 ui: $(BIN)/finchunk
 	$(BIN)/finchunk ui
+
+# the container image finchunk:0.1.0 (deploy/Dockerfile) from reachable sources only: a base
+# from Debian packages, the machine's CPU torch wheel (deploy/image.sh; needs a Docker engine)
+image:
+	deploy/image.sh
 
 clean:
 	rm -rf data/store out dagster_home
