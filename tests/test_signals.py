@@ -332,3 +332,84 @@ def test_a_zombie_is_not_alive(tmp_path):
         child.wait()
     assert process_alive(os.getpid(), process_start(os.getpid()))
     assert not process_alive(os.getpid(), "1")  # our pid, another start time: a reused pid
+
+
+# --- finchunk run --jobs: a worker whose run a stop signal interrupted starts nothing else -----
+WAITING_RUN = textwrap.dedent('''
+    """finchunk run with a strategy that marks its start and waits to be interrupted. Spawned
+    workers import this file again as __mp_main__, so they register the strategy too."""
+    import os, sys, time
+    from pathlib import Path
+    from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline.chunking.strategy import Strategy
+
+    class Waits(Strategy):
+        name = "waits"
+
+        def pieces(self, doc, params, meta):
+            Path(os.environ["MARKERS"], str(os.getpid())).touch()
+            time.sleep(300)  # a stop signal interrupts this
+            return []
+
+    STRATEGIES["waits"] = Waits()
+
+    if __name__ == "__main__":
+        from finchunk_pipeline.cli import main
+        sys.exit(main(sys.argv[1:]))
+''')
+
+
+def test_a_worker_whose_run_was_interrupted_starts_no_further_run(tmp_path, default_corpus_copy, chunkers_file):
+    """--jobs 2 with four tasks: both workers inside their first run when SIGTERM comes. Dagster
+    fails each run as interrupted and returns; the pool had already queued the next tasks to the
+    workers, so each worker went on to start one (the reported "a worker started a new chunk-set
+    run 1.8 s after SIGTERM and finished it while the CLI printed 'nothing else was started'")."""
+    script, markers = tmp_path / "run_waiting.py", tmp_path / "markers"
+    script.write_text(WAITING_RUN)
+    markers.mkdir()
+    chunkers_file.write_text(
+        "chunk_sets:\n"
+        "  - {name: wait-a, strategy: waits, dense: false}\n"
+        "  - {name: wait-b, strategy: waits, dense: false}\n"
+        "  - {name: fixed, strategy: fixed, params: {size: 500, overlap: 50}, dense: false}\n")
+    env = {**_env(tmp_path), "MARKERS": str(markers)}
+    cmd = [sys.executable, str(script), "run", "--corpus", str(default_corpus_copy), "--out", str(tmp_path / "out"),
+           "--data", str(tmp_path / "store"), "--chunkers", str(chunkers_file), "--retrievers", "bm25",
+           "--jobs", "2"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = Lines(proc.stdout), Lines(proc.stderr)
+    try:
+        _wait_for(lambda: len(list(markers.iterdir())) >= 2 or proc.poll() is not None, "both workers in a run")
+        assert proc.poll() is None, out.text() + err.text()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out.thread.join(5)
+    err.thread.join(5)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, out.text(), err.text())
+    assert "nothing else was started" in err.text()
+    runs = _runs(tmp_path)
+    started = sorted((r.job_name, r.tags.get("dagster/partition") or "") for r in runs)
+    # the documents run and the two interrupted chunk sets; neither the third chunk set nor xbrl
+    assert sorted(r.tags.get("dagster/partition") for r in runs if r.tags.get("dagster/partition")) == \
+        ["wait-a", "wait-b"], started
+    assert len(runs) == 3, started
+    assert all(r.status in (DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE) for r in runs)
+    pids = {int(r.tags[PID_TAG]) for r in runs if PID_TAG in r.tags} - {proc.pid}
+    _wait_for(lambda: not any(process_alive(p) for p in pids), "the workers to end")
+
+
+def test_supervised_dev_server_dies_with_a_killed_supervisor(tmp_path):
+    """SIGKILL of `finchunk ui` can be caught by nobody: the child must learn of it from the
+    kernel (PR_SET_PDEATHSIG) and stop its own children, or they run on as orphans."""
+    proc, (child, grandchild) = _start_supervisor(tmp_path, "normal", ignore_sigint=False)
+    proc.kill()
+    proc.wait(timeout=TIMEOUT)
+    try:
+        _wait_for(lambda: not process_alive(child) and not process_alive(grandchild), "the orphans to end")
+    finally:
+        for pid in (child, grandchild):
+            if process_alive(pid):
+                os.kill(pid, signal.SIGKILL)

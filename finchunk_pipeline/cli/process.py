@@ -167,6 +167,57 @@ class SignalWatch:
         os.close(self._w)
 
 
+class WorkerSignals(SignalWatch):
+    """A process pool worker's stop signals (``finchunk run --jobs``). Inside a Dagster run,
+    Dagster's handler takes the signal and fails the run as interrupted; the run returns and
+    the pool hands the worker its next queued task. So every signal is recorded (the wakeup fd
+    sees Dagster's too), and ``task()`` refuses to start once one came: a stopped command's
+    workers start nothing new. Between tasks a signal ends the worker (SystemExit: no traceback);
+    inside a task but outside a run it raises KeyboardInterrupt, once."""
+
+    def __init__(self):
+        super().__init__()
+        self.busy = False
+
+    def _handler(self, signum, frame):
+        self.signum = self.signum or signum
+        if not self.busy:
+            sys.exit(128 + signum)
+        if not self._raised:
+            self._raised = True
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def task(self):
+        if self.received():
+            raise StopRequested(f"not started: this worker received {signal_name(self.signum)}")
+        self.busy = True
+        try:
+            yield self
+        finally:
+            self.busy = False
+
+
+class StopRequested(RuntimeError):
+    """A task a pool worker refused because the command is stopping."""
+
+
+_worker_signals: WorkerSignals | None = None
+
+
+def watch_worker_signals() -> None:
+    """A process pool's initializer: this worker's stop signals go through WorkerSignals."""
+    global _worker_signals
+    _worker_signals = WorkerSignals().__enter__()
+
+
+def worker_task():
+    """The context a pool worker runs each task in (``watch_worker_signals`` installed it)."""
+    if _worker_signals is None:
+        raise RuntimeError("watch_worker_signals() was not run in this process (the pool's initializer)")
+    return _worker_signals.task()
+
+
 def signal_name(signum: int | None) -> str:
     try:
         return signal.Signals(signum).name
@@ -204,6 +255,30 @@ def stop_group(pgid: int, grace: float) -> bool:
     return False
 
 
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_parent(sig: int = signal.SIGTERM):
+    """A ``preexec_fn``: the child gets ``sig`` when this process ends, however it ends (SIGKILL
+    too), through Linux's PR_SET_PDEATHSIG; elsewhere, nothing. Given SIGTERM, dagster dev
+    stops its webserver, daemon and code servers as on Ctrl-C. A parent that died between the
+    fork and the prctl call is noticed by its pid (then the signal is sent at once)."""
+    parent = os.getpid()
+    prctl = None
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: nothing imported after fork
+
+    def preexec() -> None:
+        if prctl is None or prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) != 0:
+            return  # not fatal: the supervisor still stops it on a signal it can catch
+        if os.getppid() != parent:
+            os.kill(os.getpid(), sig)
+
+    return preexec
+
+
 def supervise(cmd: list[str], cwd: str | os.PathLike | None = None, grace: float = 30.0,
               name: str | None = None) -> int:
     """Run ``cmd`` in its own process group until it exits or this process gets SIGINT,
@@ -220,7 +295,8 @@ def supervise(cmd: list[str], cwd: str | os.PathLike | None = None, grace: float
     try:
         # Python handlers are reset to the default at exec: the child starts with SIGINT and
         # SIGTERM at their defaults even when this process was started with SIGINT ignored
-        child = subprocess.Popen(cmd, cwd=cwd, start_new_session=True)
+        # and it gets SIGTERM when this process dies, also of SIGKILL (no orphaned webserver)
+        child = subprocess.Popen(cmd, cwd=cwd, start_new_session=True, preexec_fn=die_with_parent())
         while child.poll() is None and not received:
             try:
                 child.wait(timeout=0.2)
