@@ -98,16 +98,32 @@ def _period(values: list[str]) -> tuple[str | None, str]:
         start, end = (None if values[0] in ("-", "") else values[0]), values[1]
     else:
         raise ValueError("--period takes START END (duration) or END (instant)")
-    parse_date(start, "--period START")
-    if parse_date(end, "--period END") is None:
+    first = parse_date(start, "--period START")
+    last = parse_date(end, "--period END")
+    if last is None:
         raise ValueError("--period END is required")
+    if first is not None and first > last:
+        raise ValueError(f"--period START {start} is after END {end}: give the period's first day, then its last")
     return start, end
 
 
-def _as_of(value: str) -> str:
-    from finchunk_pipeline.xbrl.store import parse_as_of
+# the last day of the calendar (a common "everything known" date): the end of that day, as a
+# datetime, since the day after it does not exist
+_END_OF_TIME = datetime(9999, 12, 31, 23, 59, 59, 999999)
 
-    parse_as_of(value, "--as-of")
+
+def _as_of(value: str) -> str | datetime:
+    """--as-of checked as the store will use it (the end of a date's day, UTC): an error
+    names the option and the value."""
+    from finchunk_pipeline.xbrl.store import as_of_bound, parse_as_of
+
+    parsed = parse_as_of(value, "--as-of")
+    if parsed == date.max:
+        return _END_OF_TIME
+    try:
+        as_of_bound(parsed)
+    except (OverflowError, ValueError) as exc:  # e.g. 0001-01-01T00:00+01:00 is in year 0 in UTC
+        raise ValueError(f"invalid --as-of {value!r}: outside the dates the store can compare ({exc})") from None
     return value
 
 
