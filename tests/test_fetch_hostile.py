@@ -228,9 +228,8 @@ def test_fetch_command_limits_flags_settings_and_exit_status(server, tmp_path, c
     text = capsys.readouterr().out
     assert code == 1
     lines = text.splitlines()
-    # every failure on one line: the reason, then the URL
-    assert any(ln.startswith("failed: redirect to a file: URL refused (file:///etc/passwd)")
-               and ln.endswith(f": {server.url}/to-file") for ln in lines), text
+    # every failure on one line: the URL, then the reason
+    assert f"failed: {server.url}/to-file: redirect to a file: URL refused (file:///etc/passwd)" in lines[0]
     assert "over the size limit of 1 MiB" in text and "--max-bytes" in text
     assert "deadline" in text
     assert "1 of 4 fetched" in text and "3 failed" in text

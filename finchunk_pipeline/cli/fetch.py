@@ -58,8 +58,10 @@ def _fetch(args: argparse.Namespace) -> int:
                         max_retries=args.retries, max_bytes=max_bytes, deadline=deadline)
     results = fetch_urls(client, args.urls, out)
     for r in results:
-        where = f" -> {r.path} ({r.bytes:,} bytes)" if r.path else ""
-        print(f"{r.status}: {r.url}{where}", flush=True)
+        if r.path is None:   # the URL, then why
+            print(f"failed: {r.url}: {r.status.removeprefix('failed: ')}")
+        else:
+            print(f"{r.status}: {r.url} -> {r.path} ({r.bytes:,} bytes)")
     failed = [r for r in results if r.path is None]
     tail = f", {len(failed)} failed" if failed else ""
     print(f"{len(results) - len(failed)} of {len(results)} fetched into {out}{tail} "
