@@ -9,6 +9,7 @@ from .assets.chunks import chunk_sets
 from .assets.documents import parsed_blocks, raw_documents
 from .assets.answers import answers
 from .assets.enrichment import chunk_enrichment
+from .assets.gold import generated_gold
 from .assets.evaluation import evaluation_report, retrieval_evaluation
 from .assets.dense import DENSE_ASSETS
 from .assets.indexes import bm25_index
@@ -20,7 +21,7 @@ from .assets.point_in_time import point_in_time_evaluation
 from .assets.sensors import SENSORS
 from .assets.xbrl import XBRL_ASSETS, XBRL_CHECKS, facts_store_resource
 
-PIPELINE_ASSETS = [raw_documents, parsed_blocks, chunk_sets, chunk_enrichment, bm25_index, *DENSE_ASSETS,
+PIPELINE_ASSETS = [raw_documents, parsed_blocks, generated_gold, chunk_sets, chunk_enrichment, bm25_index, *DENSE_ASSETS,
                    retrieval_evaluation, evaluation_report, answers, *XBRL_ASSETS, point_in_time_evaluation]
 ALL_CHECKS = [*ASSET_CHECKS, *XBRL_CHECKS]
 

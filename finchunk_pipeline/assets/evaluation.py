@@ -18,6 +18,8 @@ from dagster import (
 )
 
 from ..evaluation.chunk_set import (
+    GENERATED,
+    HUMAN,
     ChunkSetEvaluation,
     EvaluationOptions,
     evaluate_chunk_set,
@@ -29,6 +31,7 @@ from ..evaluation.report import render_markdown, write_report
 from ..index.onnx_backend import check_backend
 from ..storage import stable_hash, write_json
 from .dense import faiss_index
+from .gold import generated_gold
 from .indexes import bm25_index
 from .partitions import chunk_set_partitions
 from .point_in_time import PIT_FILE, point_in_time_evaluation
@@ -40,12 +43,13 @@ def png_data_uri(path) -> str:
     return "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode("ascii")
 
 
-def chunk_set_evaluation(pipeline: PipelineResource, config) -> ChunkSetEvaluation:
-    """The evaluation of ``config``'s chunk set as this pipeline instance configures it."""
+def chunk_set_evaluation(pipeline: PipelineResource, config, gold: str = HUMAN) -> ChunkSetEvaluation:
+    """The evaluation of ``config``'s chunk set on a question set (the corpus's own, or the
+    one generated from inline XBRL) as this pipeline instance configures it."""
     options = EvaluationOptions(retrievers=tuple(pipeline.retriever_names()), model=pipeline.model(),
                                 budgets=tuple(pipeline.budget_list()),
                                 embed_backend=check_backend(pipeline.settings().embed_backend))
-    return ChunkSetEvaluation(pipeline.workspace(), pipeline.corpus(), config, options)
+    return ChunkSetEvaluation(pipeline.workspace(), pipeline.corpus(), config, options, gold)
 
 
 def _recall_metadata(payload: dict) -> dict:
@@ -76,19 +80,28 @@ def _retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineReso
     outcome = evaluate_chunk_set(job, transfer=pipeline, log=context.log, code=EVALUATION_CODE)
     payload = outcome.info
     base = payload["chunk_set"]
-    return MaterializeResult(
-        metadata={"version": config.version_name, "corpus": ws.root.name, "labelled": job.corpus.labelled,
-                  "reused": not outcome.built, "evaluation_code": EVALUATION_CODE,
-                  "path": MetadataValue.path(str(job.path)),
-                  "index_bytes": base["index_bytes"], "duplication": round(base["duplication"], 3),
-                  **_recall_metadata(payload)},
-        data_version=DataVersion(stable_hash(payload)),
-    )
+    metadata = {"version": config.version_name, "corpus": ws.root.name, "labelled": job.corpus.labelled,
+                "reused": not outcome.built, "evaluation_code": EVALUATION_CODE,
+                "path": MetadataValue.path(str(job.path)),
+                "index_bytes": base["index_bytes"], "duplication": round(base["duplication"], 3),
+                **_recall_metadata(payload)}
+    versions = [payload]
+    generated = chunk_set_evaluation(pipeline, config, GENERATED)
+    pipeline.pull(ws.generated_gold_dir)
+    if generated.labelled:  # questions generated from the filings' inline XBRL (generated_gold)
+        gen = evaluate_chunk_set(generated, transfer=pipeline, log=context.log, code=EVALUATION_CODE).info
+        metadata["generated_gold_questions"] = gen["questions"]
+        metadata["generated_gold_path"] = MetadataValue.path(str(generated.path))
+        metadata.update({f"generated: {k}": v for k, v in _recall_metadata(gen).items() if "1500ch" in k})
+        versions.append(gen)
+    elif generated.path.exists():
+        generated.path.unlink()  # no generated gold any more: its old evaluation must not be reported
+    return MaterializeResult(metadata=metadata, data_version=DataVersion(stable_hash(versions)))
 
 
 @asset(
     group_name="evaluation",
-    deps=[bm25_index, faiss_index],
+    deps=[bm25_index, faiss_index, generated_gold],
     partitions_def=chunk_set_partitions,
     code_version=f"{EVALUATION_VERSION}-{EVALUATION_CODE}",
     description="recall@k (k = 1..10), full coverage and characters delivered; recall at character budgets "
@@ -111,7 +124,7 @@ def retrieval_evaluation(context: AssetExecutionContext, pipeline: PipelineResou
 def evaluation_report(context: AssetExecutionContext, pipeline: PipelineResource) -> MaterializeResult:
     ws = pipeline.workspace()
     configs = pipeline.chunker_configs()
-    pipeline.pull(ws.evaluations_root, ws.root / PIT_FILE, ws.root / ANSWERS_FILE)
+    pipeline.pull(ws.evaluations_root, ws.root / PIT_FILE, ws.root / ANSWERS_FILE, ws.generated_gold_dir)
     stored = stored_evaluations(ws, configs)
     if stored.missing:
         context.log.warning(f"chunk sets not evaluated yet (materialize their partitions): {stored.missing}")

@@ -6,14 +6,16 @@ from .answers import answers
 from .chunks import chunk_sets
 from .documents import parsed_blocks, raw_documents
 from .enrichment import chunk_enrichment
+from .gold import generated_gold
 from .evaluation import evaluation_report, retrieval_evaluation
 from .indexes import bm25_index
 from .point_in_time import point_in_time_evaluation
 from .xbrl import XBRL_ASSETS
 
 documents_job = define_asset_job(
-    "documents_job", selection=AssetSelection.assets(raw_documents, parsed_blocks),
-    description="Ingest the corpus into the raw store and parse what is new.",
+    "documents_job", selection=AssetSelection.assets(raw_documents, parsed_blocks, generated_gold),
+    description="Ingest the corpus into the raw store, parse what is new, and generate questions from the "
+                "filings' inline-XBRL facts.",
 )
 chunk_set_job = define_asset_job(
     "chunk_set_job",

@@ -1,5 +1,6 @@
 """``finchunk corpus synth --out DIR --seed N [--issuers N]``, ``finchunk corpus validate DIR`` and
-``finchunk corpus from-files DIR --out CORPUS [--metadata meta.csv] [--questions q.csv]``."""
+``finchunk corpus from-files DIR --out CORPUS [--metadata meta.csv] [--questions q.csv]`` and
+``finchunk corpus gold-from-xbrl CORPUS --out CORPUS2 [--per-filing N|all] [--evidence row+header|row]``."""
 from __future__ import annotations
 
 import argparse
@@ -36,6 +37,16 @@ def register(subparsers) -> None:
     ff.add_argument("-v", "--verbose", action="store_true")
     ff.set_defaults(func=_from_files)
 
+    gx = sub.add_parser("gold-from-xbrl",
+                        help="a copy of a corpus with questions generated from its filings' inline-XBRL facts")
+    gx.add_argument("dir", help="corpus folder (its inline-XBRL HTML filings are read)")
+    gx.add_argument("--out", required=True, help="corpus folder to write (documents copied, questions generated)")
+    gx.add_argument("--per-filing", default="150", help="questions per filing, or 'all' (default 150)")
+    gx.add_argument("--evidence", default="row+header", choices=("row+header", "row"),
+                    help="gold of a table figure: its row and the table's column headers (default), or the row")
+    gx.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
+    gx.set_defaults(func=_gold_from_xbrl)
+
 
 def _synth(args: argparse.Namespace) -> int:
     from finchunk_pipeline.corpus.synth import DEFAULT_SEED, generate
@@ -53,6 +64,30 @@ def _synth(args: argparse.Namespace) -> int:
     print(f"wrote {args.out} (seed {seed}) in {time.perf_counter() - t0:.1f} s: "
           + ", ".join(f"{v} {k}" for k, v in counts.items()))
     return 0
+
+
+def _gold_from_xbrl(args: argparse.Namespace) -> int:
+    from finchunk_pipeline.corpus import CorpusError
+    from finchunk_pipeline.evaluation.xbrl_gold.corpus import REPORT, gold_from_xbrl
+
+    per = None if str(args.per_filing).lower() == "all" else int(args.per_filing)
+    t0 = time.perf_counter()
+    try:
+        gold = gold_from_xbrl(args.dir, args.out, seed=args.seed, per_document=per, evidence=args.evidence)
+    except (CorpusError, ValueError) as exc:
+        print(exc)
+        return 1
+    rep = gold.report
+    for f in rep["filings"]:
+        print(f"  {f['doc_id']}: {sum(f['questions'].values())} questions; tagged figures located "
+              f"{f['located']}/{f['to_locate']}; rejected: "
+              + (", ".join(f"{k} {v}" for k, v in f["rejected"].items()) or "none"))
+    for doc_id, why in rep["skipped"].items():
+        print(f"  {doc_id}: no questions ({why})")
+    print(f"wrote {args.out} in {time.perf_counter() - t0:.1f} s: {rep['questions']} questions "
+          f"({', '.join(f'{k} {v}' for k, v in rep['by_type'].items())}), evidence {rep['evidence']}; "
+          f"report {args.out}/{REPORT}")
+    return 0 if rep["questions"] else 1
 
 
 def _validate(args: argparse.Namespace) -> int:

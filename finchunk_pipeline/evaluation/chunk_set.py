@@ -27,11 +27,14 @@ from ..routing import Catalog
 from ..storage import read_json, sha256_bytes
 from ..workspace import Workspace
 from .code import EVALUATION_CODE, EVALUATION_VERSION
+from .gold_resolution import OFFSETS
 from .gold_resolution import summary as gold_resolution_summary
 from .history import append_history
 from .retriever_modes import dir_bytes, evaluate_enriched, evaluate_retrievers
 from .scope import scorable_questions
+from .xbrl_gold.stored import GoldFiles
 
+HUMAN, GENERATED = "human", "generated"  # the question sets: the corpus's own, generated from inline XBRL
 MANIFEST_FIELDS = ("chunks", "mean_chars", "mean_tokens", "max_tokens", "over_limit_fraction", "duplication")
 OPTIONAL_MANIFEST_FIELDS = ("char_bound", "split_to_bound", "over_bound", "notes")
 
@@ -52,18 +55,60 @@ class EvaluationOptions:
     embed_backend: str = "torch"  # how queries are embedded (the dense index's marker key names it too)
 
 
+def evaluation_file(gold: str = HUMAN) -> str:
+    """A chunk set's evaluation file for a question set: evaluation.json for the corpus's own
+    questions, evaluation-generated.json for the questions generated from inline XBRL."""
+    return "evaluation.json" if gold == HUMAN else f"evaluation-{gold}.json"
+
+
 @dataclass(frozen=True)
 class ChunkSetEvaluation:
-    """One chunk set's evaluation: where its inputs are and what it is asked to run."""
+    """One chunk set's evaluation on one question set (``gold``): where its inputs are and
+    what it is asked to run."""
 
     ws: Workspace
     corpus: Corpus
     config: ChunkerConfig
     options: EvaluationOptions
+    gold: str = HUMAN
 
     @property
     def path(self) -> Path:
-        return self.ws.evaluation_dir(self.config.version_name) / "evaluation.json"
+        return self.ws.evaluation_dir(self.config.version_name) / evaluation_file(self.gold)
+
+    @property
+    def generated(self) -> GoldFiles:
+        return GoldFiles(self.ws.generated_gold_dir)
+
+    @property
+    def questions(self) -> pd.DataFrame | None:
+        """The questions this evaluation scores."""
+        if self.gold == HUMAN:
+            return self.corpus.questions
+        return self.generated.read()[0] if self.generated.exists() else None
+
+    @property
+    def labelled(self) -> bool:
+        return self.corpus.labelled if self.gold == HUMAN else self.generated.exists()
+
+    def passages(self) -> pd.DataFrame | None:
+        """The question set's gold passages, every span resolved into the document."""
+        if self.gold == HUMAN:
+            return gold_passages(self.ws)
+        if not self.generated.exists():
+            return None
+        passages = self.generated.read()[1]  # block spans: resolved as given (their own offsets)
+        return passages.assign(page=None, resolution=OFFSETS, problem=None)
+
+    def question_files(self) -> dict:
+        """What the question set is read from (the evaluation's key holds their hashes)."""
+        if self.gold == HUMAN:
+            corpus_dir = self.corpus.path
+            return {"questions": _file_sha(corpus_dir / "questions.parquet"),
+                    "passages": _file_sha(corpus_dir / "passages.parquet"), "gold": _file_sha(self.ws.gold_passages_path)}
+        g = self.generated
+        return {"questions": _file_sha(g.questions), "passages": _file_sha(g.passages), "gold": None,
+                "question_set": self.gold}
 
     @property
     def index_dir(self) -> Path:
@@ -78,10 +123,11 @@ def gold_passages(ws: Workspace) -> pd.DataFrame | None:
     return pq.read_table(ws.gold_passages_path).to_pandas()
 
 
-def scored_scope(ws: Workspace, questions: pd.DataFrame):
+def scored_scope(ws: Workspace, questions: pd.DataFrame, passages: pd.DataFrame | None = None):
     """(the resolved gold passages, the scope of ``questions`` on the documents that were
-    parsed: evaluation/scope.py) of a labelled corpus; missing gold is an error naming what to run."""
-    passages = gold_passages(ws)
+    parsed: evaluation/scope.py) of a labelled corpus (``passages``: another question set's,
+    default the corpus's); missing gold is an error naming what to run."""
+    passages = gold_passages(ws) if passages is None else passages
     if passages is None:
         raise RuntimeError(f"{ws.gold_passages_path} is missing: materialize parsed_blocks first")
     parsed = pq.read_table(ws.manifest_path, columns=["doc_id"]).column("doc_id").to_pylist()
@@ -126,12 +172,10 @@ def evaluation_key(job: ChunkSetEvaluation, manifest: dict, enrichment: dict | N
     index_dir = job.index_dir
     markers = ({f.name: read_json(f).get("inputs") for f in sorted(index_dir.glob("*.json"))}
                if index_dir.exists() else {})
-    corpus_dir = job.corpus.path
     return artefact_key(
         version=EVALUATION_VERSION, code=code, chunks=manifest["inputs"], indexes=markers,
-        enrichment=enrichment["inputs"] if enrichment else None,
-        questions=_file_sha(corpus_dir / "questions.parquet"), passages=_file_sha(corpus_dir / "passages.parquet"),
-        gold=_file_sha(job.ws.gold_passages_path), retrievers=list(job.options.retrievers),
+        enrichment=enrichment["inputs"] if enrichment else None, **job.question_files(),
+        retrievers=list(job.options.retrievers),
         model=job.options.model, expand=job.config.expand, budgets=list(job.options.budgets),
         routing=routing_key(job.ws))
 
@@ -139,7 +183,7 @@ def evaluation_key(job: ChunkSetEvaluation, manifest: dict, enrichment: dict | N
 def _scope(job: ChunkSetEvaluation, log: Log):
     """(the gold passages, the scorable questions' scope, the gold resolution summary) of a
     labelled corpus."""
-    passages, scope = scored_scope(job.ws, job.corpus.questions)
+    passages, scope = scored_scope(job.ws, job.questions, job.passages())
     if scope.excluded_ids:
         log.warning(f"{len(scope.excluded_ids)} questions on rejected documents "
                     f"{scope.missing_documents} left out of scoring")
@@ -153,16 +197,18 @@ def score_chunk_set(job: ChunkSetEvaluation, base: dict, enrichment: dict | None
     questions, and an enriched chunk set's representations."""
     corpus = job.corpus
     passages = scope = resolution = None
-    if corpus.labelled:
+    labelled = job.labelled
+    if labelled:
         passages, scope, resolution = _scope(job, log)
     entries = (evaluate_retrievers(job.ws, job.config, job.options, passages, scope.questions, base, log)
                if scope else [])
     enriched = (evaluate_enriched(job.ws, job.config, job.options, passages, scope.questions, entries, log)
                 if scope is not None and enrichment is not None else None)
-    if not corpus.labelled:
+    if not labelled and job.gold == HUMAN:
         log.warning(f"corpus {corpus.name} has no labelled questions: nothing to score")
-    return {"corpus": corpus.name, "labelled": corpus.labelled,
-            "questions": 0 if corpus.questions is None else len(corpus.questions),
+    questions = job.questions
+    return {"corpus": corpus.name, "labelled": labelled, **({} if job.gold == HUMAN else {"gold": job.gold}),
+            "questions": 0 if questions is None else len(questions),
             "excluded": scope.summary() if scope else None,
             "gold_resolution": resolution,
             "chunk_set": base, "entries": entries, "enrichment": enriched}
@@ -180,7 +226,7 @@ def evaluate_chunk_set(job: ChunkSetEvaluation, transfer: Transfer = LOCAL, log:
 
     def build() -> dict:
         payload = score_chunk_set(job, base, enrichment, log)
-        if payload["entries"]:
+        if payload["entries"] and job.gold == HUMAN:  # the regression gate follows the corpus's own questions
             append_history(job.ws.evaluations_root, job.config.name, job.config.version_name, payload["entries"])
         return payload
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..storage import read_json
-from .chunk_set import gold_passages
+from .chunk_set import GENERATED, HUMAN, evaluation_file, gold_passages
+from .generated_report import side_by_side
+from .xbrl_gold.stored import GoldFiles
 from .report import build_report
 
 ANSWERS_FILE = Path("answers") / "answers.json"  # the optional answers asset's output, under the corpus root
@@ -24,10 +26,12 @@ class StoredEvaluations:
     enriched: list[dict] = field(default_factory=list)
 
 
-def stored_evaluations(ws, configs) -> StoredEvaluations:
+def stored_evaluations(ws, configs, gold: str = HUMAN) -> StoredEvaluations:
+    """The declared chunk sets' stored evaluations on one question set (evaluation.json: the
+    corpus's own questions; evaluation-generated.json: the generated ones)."""
     out = StoredEvaluations()
     for config in configs:
-        path = ws.evaluation_dir(config.version_name) / "evaluation.json"
+        path = ws.evaluation_dir(config.version_name) / evaluation_file(gold)
         if not path.exists():
             out.missing.append(config.name)
             continue
@@ -40,24 +44,27 @@ def stored_evaluations(ws, configs) -> StoredEvaluations:
     return out
 
 
-def question_doc_types(corpus) -> dict[str, str]:
-    """question id -> the doc_type of its (first) document: the slices of the recommendation."""
-    if corpus.questions is None:
+def question_doc_types(corpus, questions=None) -> dict[str, str]:
+    """question id -> the doc_type of its (first) document: the slices of the recommendation
+    (``questions``: another question set's, default the corpus's)."""
+    questions = corpus.questions if questions is None else questions
+    if questions is None:
         return {}
     types = dict(zip(corpus.documents["doc_id"], corpus.documents["doc_type"]))
     out = {}
-    for qid, doc_ids in zip(corpus.questions["question_id"], corpus.questions["doc_ids"]):
+    for qid, doc_ids in zip(questions["question_id"], questions["doc_ids"]):
         docs = [d for d in (list(doc_ids) if doc_ids is not None else []) if d in types]
         if docs:
             out[qid] = str(types[docs[0]])
     return out
 
 
-def gold_lengths(corpus, passages) -> list[int]:
+def gold_lengths(corpus, passages, questions=None) -> list[int]:
     """Characters of every gold passage the questions use (resolved ones)."""
-    if corpus.questions is None or passages is None:
+    questions = corpus.questions if questions is None else questions
+    if questions is None or passages is None:
         return []
-    gold = {p for v in corpus.questions["gold_passages"] if v is not None for p in v}
+    gold = {p for v in questions["gold_passages"] if v is not None for p in v}
     rows = passages[passages["passage_id"].isin(gold)]
     return [int(e) - int(s) for s, e in zip(rows["start"], rows["end"]) if s is not None and e is not None and e > s]
 
@@ -89,4 +96,27 @@ def corpus_report(ws, corpus, configs, budgets, stored: StoredEvaluations, pit_p
     if pit_path is not None and pit_path.exists():
         pit = read_json(pit_path)
         report["point_in_time"] = {k: pit[k] for k in ("total", "correct", "accuracy", "unparsed")}
+    return with_generated_gold(ws, corpus, configs, budgets, report)
+
+
+def with_generated_gold(ws, corpus, configs, budgets, report: dict) -> dict:
+    """The report with the generated gold's part (generated_report.py): the report itself when
+    the corpus has no scored questions of its own, else a section beside it."""
+    files = GoldFiles(ws.generated_gold_dir)
+    stored = stored_evaluations(ws, configs, GENERATED)
+    if not files.exists() or not stored.entries:
+        return report
+    questions, passages = files.read()
+    gen = build_report(corpus.name, len(questions), stored.entries, stored.excluded, budgets,
+                       question_doc_types(corpus, questions), gold_lengths(corpus, passages, questions))
+    about = {k: v for k, v in read_json(files.marker).items() if k != "inputs"}
+    if not any(e.get("curve") for e in report["chunk_sets"]):  # nothing of its own scored
+        keep = {k: report[k] for k in ("point_in_time", "answers", "enrichment") if k in report}
+        return {**gen, **keep, "gold": "generated", "generated_gold": {"about": about}}
+    rb = (report.get("summary") or {}).get("recommend_budget") or gen["summary"]["recommend_budget"]
+    report["generated_gold"] = {
+        "about": about,
+        "report": {"summary": gen["summary"],
+                   "chunk_sets": [{"name": e["name"], "family": e.get("family")} for e in gen["chunk_sets"]]},
+        "side_by_side": side_by_side(report["chunk_sets"], gen["chunk_sets"], rb)}
     return report

@@ -11,6 +11,7 @@ from .budget import BUDGET_RULE, BUDGETS, REPORT_BUDGET
 from .cells import at_budget, at_k, pct
 from .compare import family_comparison, recommend_budget, recommendations
 from .containment import SKIP_TYPES
+from .generated_report import banner, generated_section
 from .metrics import report_columns
 
 HEADLINE_K = 3
@@ -103,7 +104,7 @@ def _summary_section(report: dict) -> list[str]:
 
 def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
     sets = report["chunk_sets"]
-    lines = _opening(report) + _summary_section(report) + _chunk_notes(sets)
+    lines = _opening(report) + banner(report) + _summary_section(report) + _chunk_notes(sets)
     if not sets:
         lines.append("No chunk sets were evaluated.")
         return "\n".join(lines) + "\n"
@@ -117,6 +118,7 @@ def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
     lines += _k_table(sets, budgets) + _type_table(sets) + _slice_table(sets)
     lines += _point_in_time_section(report.get("point_in_time"))
     lines += _optional_sections(report)
+    lines += generated_section(report, _summary_section) if report.get("gold") != "generated" else []
     return "\n".join(lines) + "\n"
 
 

@@ -55,6 +55,47 @@ class Block:
 
 
 @dataclass
+class TaggedFact:
+    """One inline-XBRL fact as the filing tags it, located in the document.
+
+    ``spans`` index the raw document text (``documents.text``) and ``vspans`` the parser's text
+    view: for a number, the figure itself (``14,695``: the tag's content, no ``$`` or
+    parentheses, which filings print outside the tag); for a text fact (``ix:nonNumeric``, a
+    note's TextBlock), each of its pieces (``ix:continuation``s included). ``value`` is the
+    number the filing reports (displayed figure x 10^scale, negated when ``sign`` is "-");
+    None for text facts and nil ones. ``block_id`` is the innermost block holding the figure
+    (a table row, a paragraph), ``within`` the innermost text fact (a note's TextBlock) around
+    it. ``hidden``: inside ``ix:hidden`` with no visible display; ``problem`` says why a fact
+    could not be located or read (it is kept, and reported)."""
+
+    fact_id: str
+    kind: str                       # "numeric" (ix:nonFraction) or "text" (ix:nonNumeric)
+    concept: str                    # e.g. "us-gaap:OtherAssetsCurrent"
+    context_id: str
+    entity: str = ""
+    period_start: str | None = None  # ISO date; None for an instant
+    period_end: str | None = None    # ISO date (the instant of an instant fact)
+    dimensions: list[list[str]] = field(default_factory=list)  # [[axis, member], ...]
+    unit: str | None = None          # "USD", "USD/shares", "shares", "pure"
+    decimals: str | None = None
+    scale: int = 0
+    sign: str | None = None
+    format: str | None = None
+    value: float | None = None
+    display: str = ""                # the displayed text (whitespace collapsed; text facts cut at 300)
+    spans: list[list[int]] = field(default_factory=list)
+    vspans: list[list[int]] = field(default_factory=list)
+    block_id: str | None = None
+    within: str | None = None
+    hidden: bool = False
+    problem: str | None = None
+
+    @property
+    def located(self) -> bool:
+        return bool(self.vspans) and self.problem is None
+
+
+@dataclass
 class ParsedDocument:
     doc_id: str
     doc_sha: str
@@ -64,6 +105,7 @@ class ParsedDocument:
     offsets: OffsetMap
     blocks: list[Block]
     warnings: list[str] = field(default_factory=list)
+    facts: list[TaggedFact] = field(default_factory=list)  # inline-XBRL facts (HTML filings)
 
     def to_raw(self, vstart: int, vend: int) -> tuple[int, int]:
         """The raw characters the view range was copied from (first to last, inclusive)."""

@@ -68,6 +68,23 @@ class OffsetMap:
         rs, re_ = self.raw_start(start), self.raw_end(end)
         return (rs, max(rs, re_))
 
+    def to_view(self, raw_start: int, raw_end: int) -> tuple[int, int] | None:
+        """The view range of the characters copied from raw[raw_start:raw_end] (first to last),
+        or None when none of them reached the view (hidden, or markup only). Runs follow the
+        raw text in order (every parser copies it front to back), so raw starts are sorted."""
+        if raw_end <= raw_start or not self.lengths:
+            return None
+        rs, ls, vs = self.raw_starts, self.lengths, self.view_starts
+        k = bisect_right(rs, raw_start) - 1
+        if k < 0 or raw_start >= rs[k] + ls[k]:
+            k += 1  # raw_start falls between runs: the next run is the first candidate
+        if k >= len(rs) or rs[k] >= raw_end:
+            return None
+        first = vs[k] + max(0, raw_start - rs[k])
+        j = bisect_right(rs, raw_end - 1) - 1
+        last = vs[j] + min(ls[j], raw_end - rs[j])  # exclusive
+        return (first, last)
+
     def to_dict(self) -> dict:
         return {"view_starts": self.view_starts, "raw_starts": self.raw_starts, "lengths": self.lengths}
 

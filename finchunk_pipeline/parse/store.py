@@ -1,19 +1,20 @@
 """Persisted parsed blocks: ``<blocks root>/parser=<name>-<version>/<doc sha>.parquet``.
 
 One file per (parser version, document content). Its rows are the blocks; its schema
-metadata carries the parser's text view, offset map and warnings, so one atomic file holds
-everything a chunker needs and nothing is half-written.
+metadata carries the parser's text view, offset map and warnings (and an inline-XBRL filing's
+tagged facts), so one atomic file holds everything a chunker needs and nothing is half-written.
 """
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..storage import safe_name, table_of, write_parquet
-from .model import Block, ParsedDocument
+from .model import Block, ParsedDocument, TaggedFact
 from .offsets import OffsetMap
 
 BLOCK_SCHEMA = pa.schema([
@@ -52,6 +53,8 @@ class BlockStore:
             b"offsets": json.dumps(doc.offsets.to_dict()).encode(),
             b"warnings": json.dumps(doc.warnings).encode(),
         }
+        if doc.facts:  # inline-XBRL facts ride in the same file: written together or not at all
+            meta[b"facts"] = json.dumps([asdict(f) for f in doc.facts]).encode()
         table = table_of(doc.blocks, BLOCK_SCHEMA.with_metadata(meta),
                          {"section_path": list, "attrs": lambda a: json.dumps(a, sort_keys=True)})
         return write_parquet(self.path(parser_key, doc.doc_sha), table)
@@ -64,6 +67,19 @@ class BlockStore:
         for kind in table.column("kind").to_pylist():
             counts[kind] = counts.get(kind, 0) + 1
         return counts, json.loads((table.schema.metadata or {})[b"warnings"])
+
+    def read_facts(self, parser_key: str, doc_sha: str, doc_id: str | None = None) -> list[TaggedFact]:
+        """A stored document's inline-XBRL facts (empty for documents without any), from the
+        file's metadata alone (``read`` leaves them out: chunking never needs them); ``doc_id``
+        re-labels their block ids as ``read`` does."""
+        meta = pq.read_schema(self.path(parser_key, doc_sha)).metadata or {}
+        facts = [TaggedFact(**f) for f in json.loads(meta.get(b"facts", b"[]"))]
+        stored_id = meta[b"doc_id"].decode()
+        if doc_id and doc_id != stored_id:
+            for f in facts:
+                if f.block_id:
+                    f.block_id = doc_id + f.block_id[len(stored_id):]
+        return facts
 
     def read(self, parser_key: str, doc_sha: str, doc_id: str | None = None) -> ParsedDocument:
         """Read one stored document. ``doc_id`` re-labels the blocks when the same content is

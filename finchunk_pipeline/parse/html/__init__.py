@@ -34,6 +34,8 @@ text pieces with their raw positions, ``writer`` the view and the block list) an
   the block (``<p><b>PART I</b></p>``, ``<tr>...</tr>`` incl. empty spacer cells at its
   edges), present when it differs from (start, end). Labelled corpora that mark passages
   as whole elements (the synthetic SEC HTML does) match it exactly.
+- inline XBRL: every tagged fact (``ix:nonFraction`` / ``ix:nonNumeric``) with its context,
+  unit, value and its raw span, view span and block (``ParsedDocument.facts``; parse/ixbrl).
 - bad markup never raises: unmatched close tags are ignored, unclosed tags are closed at the
   end, unterminated comments swallow the rest; counts are recorded as warnings.
 """
@@ -43,6 +45,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...storage import sha256_text
+from .. import ixbrl
 from ..gcpause import without_gc
 from ..model import ParsedDocument
 from .blocks import BlockBuilder
@@ -51,7 +54,8 @@ from .tokenizer import TokenSink, tokenize
 
 __all__ = ["MAX_CHARS", "VERSION", "outer_span", "parse"]
 
-VERSION = "1"
+# 2: inline-XBRL facts located and stored with the blocks (parse/ixbrl; blocks unchanged)
+VERSION = f"2.{ixbrl.VERSION}"
 FORMATS = ("html",)
 
 MAX_CHARS = 60_000_000  # beyond this the tail is not parsed (recorded as a warning)
@@ -87,7 +91,9 @@ def parse(doc_id: str, text: str, meta: dict[str, Any] | None = None, *,
         o = outer_span(text, b.start, b.end)
         if o != (b.start, b.end):
             b.attrs["outer"] = list(o)
+    facts, fact_warnings = ixbrl.extract(doc_id, text, n, out.offsets, out.blocks, view)
     return ParsedDocument(
         doc_id=doc_id, doc_sha=sha256_text(text), parser="html", parser_version=VERSION,
-        view_text=view, offsets=out.offsets, blocks=out.blocks, warnings=p.warnings,
+        view_text=view, offsets=out.offsets, blocks=out.blocks, warnings=p.warnings + fact_warnings,
+        facts=facts,
     )
