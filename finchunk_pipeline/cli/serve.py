@@ -98,83 +98,95 @@ def _refuse_busy(request: socket.socket, limit: int) -> None:
         pass
 
 
+class SearchHandler(BaseHTTPRequestHandler):
+    """GET /search and /health. ``make_server`` sets the class attributes below on a subclass."""
+
+    searcher = None
+    search_lock: threading.Lock
+    idle_timeout = IDLE_TIMEOUT
+    request_deadline = REQUEST_DEADLINE
+
+    def setup(self):
+        self.timeout = self.idle_timeout   # the socket's timeout (StreamRequestHandler.setup)
+        super().setup()
+        self._request_read = False
+        self._cut_timer = threading.Timer(self.request_deadline, self._cut_if_still_reading)
+        self._cut_timer.daemon = True
+        self._cut_timer.start()
+
+    def finish(self):
+        self._cut_timer.cancel()
+        super().finish()
+
+    def _cut_if_still_reading(self):
+        if not self._request_read:  # a slow client: its request is not all there yet
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def parse_request(self):
+        ok = super().parse_request()  # the request line was read before, the headers here
+        self._request_read = True
+        return ok
+
+    def log_message(self, fmt, *args):  # one line per request on stderr
+        sys.stderr.write(f"{self.address_string()} {fmt % args}\n")
+
+    def _send(self, status: int, payload: dict) -> None:
+        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        params = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        who = {"chunk_set": self.searcher.version, "retriever": self.searcher.retriever_name}
+        if url.path == "/health":
+            return self._send(200, {"ok": True, **who})
+        if url.path != "/search":
+            return self._send(404, {"error": f"no such endpoint {url.path!r}: use /search?q=... or /health"})
+        try:
+            query, k, filters = _search_params(params)
+            with self.search_lock:
+                hits = self.searcher.search(query, k, filters)
+        except ValueError as exc:
+            return self._send(400, {"error": str(exc), **who})
+        except Exception as exc:  # the server stays up; the client learns why
+            sys.stderr.write(f"search {params.get('q')!r} failed: {exc.__class__.__name__}: {exc}\n")
+            return self._send(500, {"error": f"search failed: {exc.__class__.__name__}: {exc}", **who})
+        self._send(200, {**who, "hits": [h.as_dict() for h in hits]})
+
+
+def _search_params(params: dict[str, str]):
+    """(query, k, Filters) from /search's parameters; ValueError names a bad one."""
+    from ..index.search import Filters
+
+    query = params.get("q", "").strip()
+    if not query:
+        raise ValueError("parameter q (the query) is required")
+    k = int(params.get("k", 5))
+    if not 1 <= k <= 100:
+        raise ValueError("parameter k must be between 1 and 100")
+    fy = params.get("fiscal_year")
+    doc_ids = [d.strip() for d in params["doc_ids"].split(",") if d.strip()] if params.get("doc_ids") else None
+    return query, k, Filters(doc_ids=doc_ids, issuer=params.get("issuer"), doc_type=params.get("doc_type"),
+                             fiscal_year=int(fy) if fy else None, as_of=params.get("as_of"))
+
+
 def make_server(searcher, port: int = 0, *, timeout: float = IDLE_TIMEOUT,
                 request_deadline: float = REQUEST_DEADLINE,
                 max_connections: int = MAX_CONNECTIONS) -> SearchServer:
     """An HTTP server on 127.0.0.1:``port`` (0: any free port) answering with ``searcher``:
     concurrent connections, each closed after ``timeout`` seconds of silence or when its
     request is not all there after ``request_deadline``; searches one at a time."""
-    from ..index.search import Filters
-
-    search_lock = threading.Lock()
-
-    class Handler(BaseHTTPRequestHandler):
-        def setup(self):
-            self.timeout = timeout      # the socket's timeout (StreamRequestHandler.setup)
-            super().setup()
-            self._request_read = False
-            self._cut_timer = threading.Timer(request_deadline, self._cut_if_still_reading)
-            self._cut_timer.daemon = True
-            self._cut_timer.start()
-
-        def finish(self):
-            self._cut_timer.cancel()
-            super().finish()
-
-        def _cut_if_still_reading(self):
-            if not self._request_read:  # a slow client: its request is not all there yet
-                try:
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-        def parse_request(self):
-            ok = super().parse_request()  # reads the request line's headers too
-            self._request_read = True
-            return ok
-
-        def log_message(self, fmt, *args):  # one line per request on stderr
-            sys.stderr.write(f"{self.address_string()} {fmt % args}\n")
-
-        def _send(self, status: int, payload: dict) -> None:
-            body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self):
-            url = urlparse(self.path)
-            params = {k: v[-1] for k, v in parse_qs(url.query).items()}
-            who = {"chunk_set": searcher.version, "retriever": searcher.retriever_name}
-            if url.path == "/health":
-                return self._send(200, {"ok": True, **who})
-            if url.path != "/search":
-                return self._send(404, {"error": f"no such endpoint {url.path!r}: use /search?q=... or /health"})
-            try:
-                query = params.get("q", "").strip()
-                if not query:
-                    raise ValueError("parameter q (the query) is required")
-                k = int(params.get("k", 5))
-                if not 1 <= k <= 100:
-                    raise ValueError("parameter k must be between 1 and 100")
-                fy = params.get("fiscal_year")
-                filters = Filters(
-                    doc_ids=[d.strip() for d in params["doc_ids"].split(",") if d.strip()] if params.get("doc_ids")
-                    else None,
-                    issuer=params.get("issuer"), doc_type=params.get("doc_type"),
-                    fiscal_year=int(fy) if fy else None, as_of=params.get("as_of"))
-                with search_lock:
-                    hits = searcher.search(query, k, filters)
-            except ValueError as exc:
-                return self._send(400, {"error": str(exc), **who})
-            except Exception as exc:  # the server stays up; the client learns why
-                sys.stderr.write(f"search {query!r} failed: {exc.__class__.__name__}: {exc}\n")
-                return self._send(500, {"error": f"search failed: {exc.__class__.__name__}: {exc}", **who})
-            self._send(200, {**who, "hits": [h.as_dict() for h in hits]})
-
-    return SearchServer((HOST, port), Handler, max_connections)
+    handler = type("Handler", (SearchHandler,), {
+        "searcher": searcher, "search_lock": threading.Lock(), "idle_timeout": timeout,
+        "request_deadline": request_deadline})
+    return SearchServer((HOST, port), handler, max_connections)
 
 
 def run(args) -> int:
