@@ -12,6 +12,8 @@ regenerate:
     PYTHONPATH=. python -m tests.pins --write            # the sets the tests check
     PYTHONPATH=. python -m tests.pins --write --full     # also every document of the devdata sets
     PYTHONPATH=. python -m tests.pins --check [--full]   # compare, print what differs
+    PYTHONPATH=. python -m tests.pins --add [--full]     # pin strategies not pinned yet (a new one),
+                                                         # every pinned entry left as it is
 
 Sets: ``default`` (the embedded corpus, every document), and, when ../shared/devdata is
 present, a few documents of each real set (``<set>:small``, checked by the tests) and every
@@ -212,6 +214,20 @@ def set_names(full: bool) -> list[str]:
     return names
 
 
+def add_missing(key: str, entry: dict[str, Any]) -> list[str]:
+    """Pin the chunks of every available strategy ``entry`` (a pinned set) has no digest
+    for, leaving every pinned digest as it is; returns the strategies added."""
+    from finchunk_pipeline.chunking.registry import STRATEGIES
+
+    missing = [n for n in sorted(STRATEGIES) if STRATEGIES[n].available() and n not in entry["chunks"]]
+    if missing:
+        name, _, size = key.partition(":")
+        recs = corpus_records(name) if name == "default" else corpus_records(name, None if size == "full" else SETS[name])
+        entry["chunks"].update(chunk_digest(parse_all(recs), missing))
+        entry["chunks"] = dict(sorted(entry["chunks"].items()))
+    return missing
+
+
 def compute_named(key: str, real_semantic: bool = False) -> dict[str, Any]:
     name, _, size = key.partition(":")
     return compute(name, full=(size == "full"), real_semantic=real_semantic)
@@ -236,6 +252,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--add", action="store_true", help="pin strategies not pinned yet, keep every pinned entry")
     ap.add_argument("--full", action="store_true", help="also every document of the devdata sets")
     ap.add_argument("--sets", default="", help="comma-separated keys (default: all)")
     ap.add_argument("--semantic-model", action="store_true",
@@ -244,6 +261,15 @@ def main() -> int:
     pins = load()
     keys = [k for k in args.sets.split(",") if k] or set_names(args.full)
     bad = 0
+    if args.add:
+        for key in keys:
+            if key not in pins:
+                print(f"{key}: not pinned (use --write)")
+                continue
+            added = add_missing(key, pins[key])
+            print(f"{key}: added {', '.join(added) if added else 'nothing'}")
+        PINS.write_text(json.dumps(pins, indent=1, sort_keys=True) + "\n")
+        return 0
     for key in keys:
         entry = compute_named(key, real_semantic=args.semantic_model and not key.endswith(":full"))
         if args.write:

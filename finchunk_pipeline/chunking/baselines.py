@@ -1,4 +1,5 @@
-"""What users would pick instead: LangChain's and chonkie's splitters as chunking strategies.
+"""What users would pick instead: LangChain's and chonkie's splitters as chunking strategies
+(the other libraries users run are under chunking/peers/, one module each).
 
 They run inside the pipeline like any other strategy — same parsed text view, same indexes,
 same evaluation and report — so the comparison is at equal conditions. Each splitter reports
@@ -10,7 +11,6 @@ are listed as unavailable and ``finchunk run`` skips their chunk sets with a not
 """
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 from pydantic import Field
@@ -19,23 +19,10 @@ from ..parse.model import ParsedDocument
 from .context import Piece
 from .fixed import WindowParams
 from .options import StrategyParams
+from .peers.spans import EXTRA_HINT, checked as _checked, require as _require  # noqa: F401 (shared with the peers)
 from .sections import section_at
 from .strategy import Strategy
 from .strategy_context import ChunkingContext
-
-EXTRA_HINT = "pip install -e '.[baselines]'"
-
-
-def _require(module: str, strategy: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        raise ImportError(f"strategy {strategy!r} needs {module!r}, from the optional extra 'baselines': {EXTRA_HINT}")
-
-
-def _checked(doc: ParsedDocument, start: int, text: str, who: str) -> tuple[int, int]:
-    end = start + len(text)
-    if start < 0 or doc.view_text[start:end] != text:
-        raise ValueError(f"{doc.doc_id}: {who} returned a chunk whose start index does not match the text")
-    return start, end
 
 
 class LangChainRecursive(Strategy):

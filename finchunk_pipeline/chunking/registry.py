@@ -9,6 +9,10 @@ from .fixed import FixedChars
 from .fixed_tokens import FixedTokens
 from .packer import Packed
 from .paragraph import Paragraphs
+from .peers.llamaindex import LlamaIndexMarkdown, LlamaIndexSentence
+from .peers.semchunk_splitter import Semchunk
+from .peers.text_splitter import MarkdownSplitter, TextSplitter
+from .peers.unstructured_title import UnstructuredTitle
 from .recursive import Recursive
 from .semantic import Semantic
 from .sentence import Sentences
@@ -19,6 +23,8 @@ from .transcript import Transcript
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     FixedChars(), Recursive(), Structure(), FixedTokens(), Sentences(), Paragraphs(), Semantic(),
     Transcript(), Packed(), Auto(), LangChainRecursive(), ChonkieRecursive(),
+    # the peers users run (chunking/peers/): the optional extra ``baselines`` (Unstructured: ``unstructured``)
+    Semchunk(), TextSplitter(), MarkdownSplitter(), LlamaIndexSentence(), LlamaIndexMarkdown(), UnstructuredTitle(),
 )}
 
 
