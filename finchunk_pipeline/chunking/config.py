@@ -146,9 +146,12 @@ def parse_chunker_configs(raw: Any, source: str = "chunkers.yaml") -> list[Chunk
     return configs
 
 
-def load_chunker_configs(path: str | Path) -> list[ChunkerConfig]:
+def load_chunker_configs(path: str | Path, _seen: tuple[Path, ...] = ()) -> list[ChunkerConfig]:
     """The chunk sets a chunkers file (data/chunkers.yaml) declares; ValueError naming the
-    file, the chunk set and the field when it is not valid."""
+    file, the chunk set and the field when it is not valid. ``include:`` (a file or a list of
+    files, relative to this one) declares their chunk sets first, then this file's own
+    (data/chunkers-peers.yaml: the default file and the peer grid); a name declared twice is
+    an error."""
     path = Path(path)
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -156,4 +159,28 @@ def load_chunker_configs(path: str | Path) -> list[ChunkerConfig]:
         raise ValueError(f"{path}: chunker config file not found") from exc
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: not valid YAML ({exc})") from exc
-    return parse_chunker_configs(raw, source=str(path))
+    included: list[ChunkerConfig] = []
+    for name in _includes(raw, path):
+        target = (path.parent / name).resolve()
+        if target in _seen or target == path.resolve():
+            raise ValueError(f"{path}: include: {name!r} includes itself")
+        included += load_chunker_configs(target, (*_seen, path.resolve()))
+    own = parse_chunker_configs(raw, source=str(path))
+    taken = {c.name for c in included}
+    for config in own:
+        if config.name in taken:
+            raise ValueError(f"{path}: chunk set {config.name!r}: name: duplicate name {config.name!r} "
+                             f"(already declared by an included file)")
+        taken.add(config.name)
+    return included + own
+
+
+def _includes(raw: Any, path: Path) -> list[str]:
+    """The files a chunkers file's ``include:`` names (none without one)."""
+    value = raw.get("include") if isinstance(raw, dict) else None
+    if value is None:
+        return []
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise ValueError(f"{path}: include: expected a file name or a list of file names, got {value!r}")
+    return names
