@@ -157,7 +157,7 @@ def test_unregistered_toys_are_gone_and_builtins_stay(toys):
     metric_registry.unregister("toy_hits")
     assert "toy" not in parser_registry.formats() and "toy" not in retriever_registry.names()
     assert list(metric_registry.metrics()) == ["recall", "budget", "precision", "containment"]
-    assert retriever_registry.names() == ("bm25", "dense", "hybrid")
+    assert retriever_registry.names() == ("bm25", "dense", "hybrid", "bm25-plain")
     with pytest.raises(ValueError, match="base metric"):
         metric_registry.unregister("recall")
 

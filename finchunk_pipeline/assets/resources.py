@@ -134,9 +134,9 @@ class PipelineResource(ConfigurableResource):
     def retriever_names(self) -> list[str]:
         value = self.settings().retrievers
         if not value:
-            from ..index.registry import names  # every registered retriever
+            from ..index.registry import default_names  # every registered retriever evaluated by default
 
-            return list(names())
+            return list(default_names())
         return [r.strip() for r in value.split(",") if r.strip()]
 
     def model(self) -> str | None:

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import pandas as pd
 
 # the built-in retrievers: modules under index/entries/, each declaring RETRIEVER
-BUILTIN = ("bm25", "dense", "hybrid")
+BUILTIN = ("bm25", "dense", "hybrid", "bm25_plain")
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,9 @@ class RetrieverSpec:
     load: Callable[[Path, LoadRequest], Any]   # (index dir, request) -> a retriever (index.bm25_retriever.Retriever)
     index: IndexSpec | None = None             # its own index, if it has one
     needs: tuple[str, ...] = ()                # other retrievers whose indexes it reads (hybrid: bm25, dense)
+    default: bool = True                       # evaluated when no retrievers are named (else only when named)
+    neutral: bool = False                      # a yardstick without the project's levers (bm25-plain): the
+                                               # report shows its comparisons apart, as the neutral view
 
     @property
     def indexes(self) -> tuple[str, ...]:
@@ -119,6 +122,17 @@ def retrievers() -> dict[str, RetrieverSpec]:
 
 def names() -> tuple[str, ...]:
     return tuple(retrievers())
+
+
+def default_names() -> tuple[str, ...]:
+    """The retrievers a run evaluates when none are named (``--retrievers``, FINCHUNK_RETRIEVERS)."""
+    return tuple(name for name, spec in retrievers().items() if spec.default)
+
+
+def is_neutral(name: str) -> bool:
+    """Whether ``name`` is a registered neutral retriever (False for one not registered)."""
+    spec = retrievers().get(name)
+    return bool(spec is not None and spec.neutral)
 
 
 def get(name: str) -> RetrieverSpec:
