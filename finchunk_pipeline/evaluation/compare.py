@@ -3,9 +3,16 @@ best evidence-aware policy against the best plain splitter, and the policy to re
 document type.
 
 - **Families** (a strategy's ``family``, chunking/strategy.py): ``plain`` splitters cut text
-  without reading its structure (fixed, recursive, fixed_tokens, LangChain's and chonkie's
-  recursive splitters); ``evidence`` policies cut along the document's own units (structure,
+  without reading its structure (fixed, recursive, fixed_tokens, and the peers users run:
+  LangChain, chonkie, semchunk, semantic-text-splitter, LlamaIndex — chunking/baselines.py,
+  chunking/peers/); ``evidence`` policies cut along the document's own units (structure,
   packed, auto, paragraph, transcript, evidence); the rest (sentence, semantic) are neither.
+  "Best plain" is the best of *every* plain chunk set in the run — each library, each size,
+  with or without a header — per retriever, mode and budget: the comparison a user makes.
+- **Neutral view**: rows of a neutral retriever (index/registry.py ``neutral``: ``bm25-plain``,
+  BM25 without the project's analyzer and priors) are flagged ``neutral``: the same comparison
+  with none of the retriever levers that lift every chunk set, so what chunking alone
+  contributes. The recommendation is made for the other retrievers only.
 - **Gain** of chunk set A over B at a budget = mean over the same answerable questions of
   recall(A) − recall(B). Its 95% interval is a paired bootstrap over questions
   (``BOOTSTRAP_SAMPLES`` resamples of the question list with replacement, fixed seed; the
@@ -25,6 +32,8 @@ import statistics
 from typing import Iterable, Sequence
 
 import numpy as np
+
+from ..index.registry import is_neutral
 
 BOOTSTRAP_SAMPLES = 2000
 SEED = 20261201
@@ -101,7 +110,9 @@ def family_comparison(entries: list[dict], budgets: Sequence[int]) -> list[dict]
                 continue
             row = {"retriever": retriever, "mode": mode, "budget": budget,
                    "evidence": ev["name"], "evidence_recall": mean_recall(ev, budget),
-                   "plain": pl["name"], "plain_recall": mean_recall(pl, budget)}
+                   "plain": pl["name"], "plain_recall": mean_recall(pl, budget), "plain_sets": len(plain)}
+            if is_neutral(retriever):
+                row["neutral"] = True
             row.update(gain(ev, pl, budget) or {})
             out.append(row)
     return out
@@ -110,11 +121,12 @@ def family_comparison(entries: list[dict], budgets: Sequence[int]) -> list[dict]
 def recommendations(entries: list[dict], budget: int, doc_types: dict[str, str],
                     mode: str = "global") -> list[dict]:
     """Per retriever and document type (``doc_types``: question id -> its documents' type):
-    the token-safe evidence-aware chunk set with the best recall at ``budget``."""
+    the token-safe evidence-aware chunk set with the best recall at ``budget``, against the
+    best of every plain chunk set (a neutral retriever recommends nothing)."""
     out = []
     by_retriever: dict[str, list[dict]] = {}
     for e in entries:
-        if e.get("mode") == mode and e.get("per_question"):
+        if e.get("mode") == mode and e.get("per_question") and not is_neutral(e.get("retriever", "")):
             by_retriever.setdefault(e.get("retriever", ""), []).append(e)
     types = sorted(set(doc_types.values()))
     for retriever, group in sorted(by_retriever.items()):
