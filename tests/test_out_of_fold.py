@@ -55,3 +55,23 @@ def test_sides_from_stored_entries():
     ev, pl = sides(entries, "bm25", "global", 1500, lambda e: e["family"])
     assert list(ev.recalls) == ["evidence"] and list(pl.recalls) == ["fixed-h"]
     assert ev.recalls["evidence"] == {"q1": 1.0, "q2": 0.0}
+
+
+def test_report_rows_and_their_markdown():
+    from finchunk_pipeline.evaluation.out_of_fold import markdown, report_rows
+
+    rng = random.Random(5)
+    qdocs = {f"q{i}": f"d{i // 2}" for i in range(80)}
+    ids = list(qdocs)
+
+    def entry(name, family, p, retriever="bm25"):
+        return {"name": name, "family": family, "mode": "global", "retriever": retriever,
+                "per_question": {"ids": ids, "recall": {"1500": [float(rng.random() < p) for _ in ids]}}}
+
+    entries = [entry("evidence", "evidence", 0.8), entry("packed", "evidence", 0.5), entry("fixed", "plain", 0.4),
+               entry("evidence", "evidence", 0.8, "bm25-plain"), entry("fixed", "plain", 0.4, "bm25-plain")]
+    rows = report_rows(entries, qdocs, 1500, modes=("global",), skip_retriever=lambda r: r == "bm25-plain")
+    assert [(r["retriever"], r["mode"]) for r in rows] == [("bm25", "global")]
+    lines = markdown(rows)
+    assert lines[0].startswith("**Out of fold**") and "| bm25 | global | 1,500 | 80 (40) |" in lines[4]
+    assert markdown([]) == []

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from ..storage import read_json
 from .chunk_set import GENERATED, HUMAN, evaluation_file, gold_passages
+from ..index.registry import is_neutral
 from .generated_report import side_by_side
+from .out_of_fold import report_rows as out_of_fold_rows
 from .xbrl_gold.stored import GoldFiles
 from .report import build_report
 
@@ -86,6 +88,7 @@ def corpus_report(ws, corpus, configs, budgets, stored: StoredEvaluations, pit_p
     questions = 0 if corpus.questions is None else len(corpus.questions)
     report = build_report(corpus.name, questions, stored.entries, stored.excluded, budgets,
                           question_doc_types(corpus), gold_lengths(corpus, gold_passages(ws)))
+    with_out_of_fold(report, stored.entries, corpus.questions)
     if stored.resolution is not None:  # pdf quotes resolved into the parsed text (evaluation/gold_resolution.py)
         report["gold_resolution"] = stored.resolution
     if stored.enriched:
@@ -99,6 +102,19 @@ def corpus_report(ws, corpus, configs, budgets, stored: StoredEvaluations, pit_p
     return with_generated_gold(ws, corpus, configs, budgets, report)
 
 
+def with_out_of_fold(report: dict, entries: list[dict], questions) -> dict:
+    """The Summary's out-of-fold check (evaluation/out_of_fold.py) of its best-vs-best at the
+    recommendation budget, when the questions span enough documents for the folds."""
+    if questions is None or not len(questions):
+        return report
+    qdocs = {q: list(d)[0] for q, d in zip(questions["question_id"], questions["doc_ids"])
+             if d is not None and len(d)}
+    budget = (report.get("summary") or {}).get("recommend_budget")
+    if budget:
+        report["summary"]["out_of_fold"] = out_of_fold_rows(entries, qdocs, budget, skip_retriever=is_neutral)
+    return report
+
+
 def with_generated_gold(ws, corpus, configs, budgets, report: dict) -> dict:
     """The report with the generated gold's part (generated_report.py): the report itself when
     the corpus has no scored questions of its own, else a section beside it."""
@@ -109,6 +125,7 @@ def with_generated_gold(ws, corpus, configs, budgets, report: dict) -> dict:
     questions, passages = files.read()
     gen = build_report(corpus.name, len(questions), stored.entries, stored.excluded, budgets,
                        question_doc_types(corpus, questions), gold_lengths(corpus, passages, questions))
+    with_out_of_fold(gen, stored.entries, questions)
     about = {k: v for k, v in read_json(files.marker).items() if k != "inputs"}
     if not any(e.get("curve") for e in report["chunk_sets"]):  # nothing of its own scored
         keep = {k: report[k] for k in ("point_in_time", "answers", "enrichment") if k in report}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .cells import at_budget, pct
+from .out_of_fold import markdown as out_of_fold_lines
 
 ABOUT = ("Questions generated from the filings' own inline-XBRL facts: a tagged figure (concept, period, "
          "entity, unit) becomes a question in plain words, its gold the evidence a reader needs — the row with "
@@ -76,6 +77,7 @@ def generated_section(report: dict, summary_lines) -> list[str]:
     sub = gen.get("report")
     if sub:
         lines += [ln.replace("## Summary", "### Summary on generated gold", 1) for ln in summary_lines(sub)]
+        lines += out_of_fold_lines(sub["summary"].get("out_of_fold") or [])
     sbs = gen.get("side_by_side") or {}
     for t in sbs.get("tables", []):
         rho = t["spearman"]

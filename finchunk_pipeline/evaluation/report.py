@@ -12,6 +12,7 @@ from .cells import at_budget, at_k, pct
 from .compare import family_comparison, recommend_budget, recommendations
 from .containment import SKIP_TYPES
 from .generated_report import banner, generated_section
+from .out_of_fold import markdown as out_of_fold_lines
 from .metrics import report_columns
 
 HEADLINE_K = 3
@@ -125,7 +126,8 @@ def _family_rows(rows: list[dict]) -> list[str]:
 
 def render_markdown(report: dict, plots: dict[str, str] | None = None) -> str:
     sets = report["chunk_sets"]
-    lines = _opening(report) + banner(report) + _summary_section(report) + _chunk_notes(sets)
+    lines = (_opening(report) + banner(report) + _summary_section(report)
+             + out_of_fold_lines((report.get("summary") or {}).get("out_of_fold") or []) + _chunk_notes(sets))
     if not sets:
         lines.append("No chunk sets were evaluated.")
         return "\n".join(lines) + "\n"
