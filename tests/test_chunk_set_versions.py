@@ -1,6 +1,8 @@
 """The chunk sets' version names name stored data: the typed options (pydantic) must leave
 every one of them exactly as it was. The values below were computed with the code before
-issue 14's refactor of chunking/config.py and chunking/strategy.py."""
+issue 14's refactor of chunking/config.py and chunking/strategy.py; the sets built on structure
+(structure, auto, transcript and their configurations) renamed by structure's version 7 (issue
+27: text held to max_chars), whose chunks change where a text piece was over its bound."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,28 +22,28 @@ DECLARED = {
     "fixed-h": ("2b6fa45e", "fixed-h-2b6fa45e", "fixed-h-2b6fa45e"),
     "recursive": ("c06550eb", "recursive-c06550eb", "recursive-c06550eb"),
     "recursive-h": ("3d46f675", "recursive-h-3d46f675", "recursive-h-3d46f675"),
-    "structure": ("0de646ed", "structure-0de646ed", "structure-0de646ed"),
-    "structure-h": ("53b13f30", "structure-h-53b13f30", "structure-h-53b13f30"),
+    "structure": ("8e9681d9", "structure-8e9681d9", "structure-8e9681d9"),
+    "structure-h": ("34508d15", "structure-h-34508d15", "structure-h-34508d15"),
     "fixed-tokens": ("81d24402", "fixed-tokens-81d24402", "fixed-tokens-81d24402"),
     "sentence": ("63fd66fd", "sentence-63fd66fd", "sentence-63fd66fd"),
     "paragraph": ("45117f58", "paragraph-45117f58", "paragraph-45117f58"),
     "semantic": ("56118915", "semantic-56118915", "semantic-56118915"),
     "packed": ("8360f1c1", "packed-8360f1c1", "packed-8360f1c1"),
     "packed-h": ("a8fccc50", "packed-h-a8fccc50", "packed-h-a8fccc50"),
-    "auto": ("f8969d7a", "auto-f8969d7a", "auto-f8969d7a"),
-    "auto-h": ("685f71b5", "auto-h-685f71b5", "auto-h-685f71b5"),
-    "evidence": ("e2ab535d", "evidence-e2ab535d", "evidence-e2ab535d"),
-    "evidence-lean": ("d38987bb", "evidence-lean-d38987bb", "evidence-lean-d38987bb"),
-    "evidence-wide": ("e2ab535d", "evidence-wide-e2ab535d", "evidence-wide-e2ab535d"),
-    "structure-e": ("0de646ed", "structure-e-0c95a499", "structure-e-0de646ed"),
+    "auto": ("b3cd3c9d", "auto-b3cd3c9d", "auto-b3cd3c9d"),
+    "auto-h": ("0dea9a96", "auto-h-0dea9a96", "auto-h-0dea9a96"),
+    "evidence": ("f4927f6a", "evidence-f4927f6a", "evidence-f4927f6a"),
+    "evidence-lean": ("13e1cfe6", "evidence-lean-13e1cfe6", "evidence-lean-13e1cfe6"),
+    "evidence-wide": ("f4927f6a", "evidence-wide-f4927f6a", "evidence-wide-f4927f6a"),
+    "structure-e": ("8e9681d9", "structure-e-a7486282", "structure-e-8e9681d9"),
     "recursive-e": ("c06550eb", "recursive-e-b1ec2506", "recursive-e-c06550eb"),
 }
 OPTIONAL_LIBRARY = {"langchain-recursive", "chonkie-recursive"}
 
 # ChunkerConfig(f"t-{strategy}", strategy, header=..., token_safe=...).version_name
 BUILT: dict[tuple[str, bool, bool], str] = {
-    ("auto", False, False): "t-auto-9f712189", ("auto", False, True): "t-auto-33493447",
-    ("auto", True, False): "t-auto-53c33eb1", ("auto", True, True): "t-auto-cdb7c905",
+    ("auto", False, False): "t-auto-8c5b8b2c", ("auto", False, True): "t-auto-dd5c047c",
+    ("auto", True, False): "t-auto-8c472b22", ("auto", True, True): "t-auto-4a55716b",
     ("fixed", False, False): "t-fixed-5455b148", ("fixed", False, True): "t-fixed-275bde9b",
     ("fixed", True, False): "t-fixed-2a7cefbe", ("fixed", True, True): "t-fixed-87319bcd",
     ("fixed_tokens", False, False): "t-fixed_tokens-fac072cb", ("fixed_tokens", False, True): "t-fixed_tokens-8bd7fb82",
@@ -56,10 +58,10 @@ BUILT: dict[tuple[str, bool, bool], str] = {
     ("semantic", True, False): "t-semantic-410f73fb", ("semantic", True, True): "t-semantic-139a4740",
     ("sentence", False, False): "t-sentence-7635defe", ("sentence", False, True): "t-sentence-235fa82f",
     ("sentence", True, False): "t-sentence-66af3a26", ("sentence", True, True): "t-sentence-9eb1261c",
-    ("structure", False, False): "t-structure-d42b4d99", ("structure", False, True): "t-structure-d3e05b51",
-    ("structure", True, False): "t-structure-414c2024", ("structure", True, True): "t-structure-0ef47a11",
-    ("transcript", False, False): "t-transcript-7089b725", ("transcript", False, True): "t-transcript-74e344dc",
-    ("transcript", True, False): "t-transcript-0cedc659", ("transcript", True, True): "t-transcript-098c75f3",
+    ("structure", False, False): "t-structure-78124485", ("structure", False, True): "t-structure-a6218832",
+    ("structure", True, False): "t-structure-84c241ac", ("structure", True, True): "t-structure-bd4273a3",
+    ("transcript", False, False): "t-transcript-3b3b79f5", ("transcript", False, True): "t-transcript-81bf9ba3",
+    ("transcript", True, False): "t-transcript-61290d2c", ("transcript", True, True): "t-transcript-93c3735e",
 }
 
 
@@ -84,5 +86,5 @@ def test_inputs_hash_unchanged_for_the_default_tokenizer_and_backend():
     semantic, structure = ChunkerConfig("semantic", "semantic"), ChunkerConfig("structure", "structure", {"max_chars": 800})
     assert inputs_hash(semantic, parsed, None) == "1858b56daf90"
     assert inputs_hash(semantic, parsed, "/m") == "26b3742832a0"
-    assert inputs_hash(structure, parsed, None) == "be20fe2e49b9"
-    assert inputs_hash(structure, parsed, "/m") == "bca705786d57"
+    assert inputs_hash(structure, parsed, None) == "c7831b506259"  # structure 7 (issue 27); "be20fe2e49b9" at 6
+    assert inputs_hash(structure, parsed, "/m") == "5d3e10c723e9"

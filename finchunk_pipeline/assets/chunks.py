@@ -40,6 +40,10 @@ def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, conf
     if m.get("over_bound"):
         context.log.error(f"{config.name}: {m['over_bound']} chunks over the bound of {m['char_bound']} characters, "
                           f"e.g. {m['over_bound_examples'][:5]}")
+    if m.get("tables_over_char_bound"):  # let through by the configuration's table allowance, never text
+        context.log.info(f"{config.name}: {m['tables_over_char_bound']} table chunks over the bound of "
+                         f"{m['char_bound']} characters (largest {m['largest_table_chars']}), within the "
+                         f"table allowance of {m['table_char_bound']}")
     preview = ws.chunks.read(version, columns=["chunk_id", "kind", "n_tokens", "display_text"]).head(8)
     preview["display_text"] = preview["display_text"].str.slice(0, 120).str.replace("\n", " ").str.replace("|", "\\|")
     return MaterializeResult(
@@ -61,6 +65,11 @@ def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, conf
             "max_span_chars": m.get("max_span_chars"),
             "split_to_bound": m.get("split_to_bound", 0),
             "over_bound": m.get("over_bound", 0),
+            # tables the table allowance lets over char_bound (structure's table_max_chars): how
+            # many, the largest (None: a chunk set built before they were counted)
+            "table_char_bound": m.get("table_char_bound"),
+            "tables_over_char_bound": m.get("tables_over_char_bound"),
+            "largest_table_chars": m.get("largest_table_chars"),
             "notes": MetadataValue.json(m.get("notes") or {}),
             "path": MetadataValue.path(str(ws.chunks.path(version))),
             "preview": MetadataValue.md(preview.to_markdown(index=False)),

@@ -44,20 +44,27 @@ class AutoParams(StrategyParams):
 class Auto(Strategy):
     name = "auto"
     family = "evidence"
-    version = "1"
+    version = "1"  # its chunks change with structure's and transcript's versions (uses)
     uses = ("structure", "transcript")
     Params = AutoParams
 
     def char_bound(self, params, doc=None, meta=None):
         """The bound of the policy the document gets (without one: the largest)."""
+        return self._bound("char_bound", params, doc, meta)
+
+    def table_char_bound(self, params, doc=None, meta=None):
+        """The table allowance of the policy the document gets (without one: the largest)."""
+        return self._bound("table_char_bound", params, doc, meta)
+
+    def _bound(self, which_bound: str, params, doc, meta) -> int | None:
         p = self.resolve(params)
 
-        def transcript() -> int:  # reads the document's turns: only when its policy is transcript
-            return Transcript().char_bound({"max_chars": p["transcript_max_chars"]}, doc, meta)
-        structure = {which: Structure().char_bound({"max_chars": p["max_chars"], "table_max_chars": t})
+        def transcript() -> int | None:  # reads the document's turns: only when its policy is transcript
+            return getattr(Transcript(), which_bound)({"max_chars": p["transcript_max_chars"]}, doc, meta)
+        structure = {which: getattr(Structure(), which_bound)({"max_chars": p["max_chars"], "table_max_chars": t})
                      for which, t in (("structure", 0), ("structure_rows", p["table_max_chars"]))}
         if doc is None:
-            return max(transcript(), *structure.values())
+            return max((b for b in (transcript(), *structure.values()) if b is not None), default=None)
         which = policy((meta or {}).get("doc_type"))
         return transcript() if which == "transcript" else structure[which]
 

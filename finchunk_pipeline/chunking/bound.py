@@ -8,6 +8,12 @@ that fits whole moves to the next group rather than being cut), and a span large
 bound is cut by characters, at a line break if there is one near the cut, else at
 whitespace, else hard. Cuts are balanced (a 1,085-character piece under a 1,000 bound
 becomes two of about 600 and 490, not 1,000 + 85). Spans stay exact view ranges.
+
+A table may have a bound of its own (``Strategy.table_char_bound``): the allowance a
+configuration gives whole tables or row groups with their repeated header (structure's
+``table_max_chars``). It applies to table pieces only (``TABLE_KINDS``); every other piece —
+a paragraph, a list, a note — is held to ``char_bound``, and the chunk set reports the tables
+over it (chunk_set.py: ``tables_over_char_bound``, ``largest_table_chars``).
 """
 from __future__ import annotations
 
@@ -18,6 +24,14 @@ from ..parse.model import ParsedDocument
 from .context import Piece, normalize_spans
 
 SPLIT_NOTE = "pieces over the character bound, cut by characters (no structural split point)"
+# the kinds of piece a table allowance applies to: a whole table, a group of its rows
+TABLE_KINDS = frozenset({"table", "table_rows"})
+
+
+def piece_bound(kind: str, bound: int | None, table_bound: int | None = None) -> int | None:
+    """The bound of a piece of ``kind``: ``table_bound`` for a table piece when the
+    configuration gives one, else ``bound``."""
+    return table_bound if table_bound and kind in TABLE_KINDS else bound
 
 
 def span_chars(spans: list[tuple[int, int]]) -> int:
@@ -78,8 +92,10 @@ def split_spans(view: str, spans: list[tuple[int, int]], bound: int) -> list[lis
     return groups
 
 
-def enforce_char_bound(doc: ParsedDocument, pieces: list[Piece], bound: int | None) -> tuple[list[Piece], int]:
-    """(pieces within ``bound``, how many pieces had to be split)."""
+def enforce_char_bound(doc: ParsedDocument, pieces: list[Piece], bound: int | None,
+                       table_bound: int | None = None) -> tuple[list[Piece], int]:
+    """(pieces within their bound — ``table_bound`` for a table piece when given, else
+    ``bound`` —, how many pieces had to be split)."""
     if not bound:
         return pieces, 0
     view = doc.view_text
@@ -88,14 +104,15 @@ def enforce_char_bound(doc: ParsedDocument, pieces: list[Piece], bound: int | No
     blocks = None
     for piece in pieces:
         spans = normalize_spans(view, piece.view_spans)
-        if span_chars(spans) <= bound:
+        limit = piece_bound(piece.kind, bound, table_bound)
+        if span_chars(spans) <= limit:
             piece.view_spans = piece.normalized = spans  # build_chunks reads them as they are
             out.append(piece)
             continue
         split += 1
         if blocks is None:
             blocks = {b.block_id: b for b in doc.blocks}
-        for group in split_spans(view, spans, bound):
+        for group in split_spans(view, spans, limit):
             ids = [i for i in piece.block_ids if i in blocks
                    and any(blocks[i].vstart < e and s < blocks[i].vend for s, e in group)]
             out.append(replace(piece, view_spans=group, block_ids=ids or list(piece.block_ids)))

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from ..parse.store import BlockStore
 from ..storage import meta_value, stable_hash
-from .bound import SPLIT_NOTE, span_chars
+from .bound import SPLIT_NOTE, TABLE_KINDS, piece_bound, span_chars
 from .config import ChunkerConfig
 from .document import chunk_document
 from .model import Chunk
@@ -95,6 +95,8 @@ class _Built:
     documents: int = 0
     source_chars: int = 0
     over_bound: list[str] = field(default_factory=list)  # chunk ids over the strategy's bound
+    tables_over: int = 0         # table chunks over char_bound, within the table allowance
+    largest_table: int = 0       # characters of the largest of them
 
 
 def _chunk_all(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockStore, context: ChunkingContext,
@@ -115,12 +117,24 @@ def _chunk_all(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockStore, 
             doc_chunks = chunk_document(config, doc, meta, context.counter, context)
             bound = strategy.char_bound(config.params, doc, meta)
             if bound:  # enforced by chunk_document: any chunk over it is a bug to surface
-                built.over_bound.extend(c.chunk_id for c in doc_chunks if span_chars(c.view_spans) > bound)
+                _check_bound(built, doc_chunks, bound, strategy.table_char_bound(config.params, doc, meta))
             built.chunks.extend(doc_chunks)
             if progress:
                 progress(i, len(records))
         del batch
     return built
+
+
+def _check_bound(built: _Built, chunks: list[Chunk], bound: int, table_bound: int | None) -> None:
+    """Count the chunks over their bound (a bug: enforced before) and the tables the table
+    allowance lets over ``bound``."""
+    for c in chunks:
+        n = span_chars(c.view_spans)
+        if n > piece_bound(c.kind, bound, table_bound):
+            built.over_bound.append(c.chunk_id)
+        elif n > bound and c.kind in TABLE_KINDS:
+            built.tables_over += 1
+            built.largest_table = max(built.largest_table, n)
 
 
 def _manifest(config: ChunkerConfig, built: _Built, table: pa.Table, key: str, model_max_tokens: int,
@@ -134,10 +148,13 @@ def _manifest(config: ChunkerConfig, built: _Built, table: pa.Table, key: str, m
         "inputs": key, "documents": built.documents, "source_chars": built.source_chars,
         "model_max_tokens": model_max_tokens, **chunk_set_stats(df, built.source_chars),
         # the strategy's declared bound on a chunk's characters of document text, the chunks
-        # over it (0 unless enforcement failed), and the pieces split by characters to meet it
+        # over it (0 unless enforcement failed), and the pieces split by characters to meet it;
+        # the table allowance, and the tables it let over char_bound (how many, the largest)
         "char_bound": strategy.char_bound(config.params),
         "max_span_chars": max((span_chars(c.view_spans) for c in built.chunks), default=0),
         "over_bound": len(built.over_bound), "over_bound_examples": built.over_bound[:20],
+        "table_char_bound": strategy.table_char_bound(config.params),
+        "tables_over_char_bound": built.tables_over, "largest_table_chars": built.largest_table,
         "split_to_bound": notes.counts.get(SPLIT_NOTE, 0),
         "notes": notes.as_dict(),
     }

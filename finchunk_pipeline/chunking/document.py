@@ -21,7 +21,8 @@ def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, A
                    context: ChunkingContext | None = None) -> list[Chunk]:
     """The strategy's pieces, held to the strategy's declared character bound (bound.py:
     a piece with no structural split point is cut by characters as a last resort, and
-    noted), then turned into chunks. The document's language (``meta["language"]``, English
+    noted; a table piece to the strategy's table allowance when it declares one), then
+    turned into chunks. The document's language (``meta["language"]``, English
     without) is the current language meanwhile (lang/current.py: sentences, note words).
     ``counter``: counts the chunks' tokens (none counted without); ``context``: the run's
     model and embedder the strategy uses (chunking/strategy_context.py). The cyclic garbage
@@ -41,7 +42,8 @@ def _chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, 
                     context: ChunkingContext | None) -> list[Chunk]:
     strategy = STRATEGIES[config.strategy]
     pieces = call_pieces(strategy, doc, config.params, meta, context)
-    pieces, split = enforce_char_bound(doc, pieces, strategy.char_bound(config.params, doc, meta))
+    pieces, split = enforce_char_bound(doc, pieces, strategy.char_bound(config.params, doc, meta),
+                                       strategy.table_char_bound(config.params, doc, meta))
     note(SPLIT_NOTE, split, doc.doc_id)
 
     def build(ps):

@@ -122,17 +122,20 @@ def lstrip_at(text: str, s: int, hi: int) -> int:
 
 
 def sentence_groups(text: str, start: int, end: int, max_chars: int,
-                    language: str | None = None) -> list[tuple[int, int]]:
+                    language: str | None = None, first_max_chars: int | None = None) -> list[tuple[int, int]]:
     """Sentences of ``text[start:end]`` packed greedily: each group from a sentence's start to
-    the last sentence end within ``max_chars`` of it (at least its first sentence)."""
+    the last sentence end within ``max_chars`` of it (at least its first sentence);
+    ``first_max_chars``: the first group's limit instead (room left beside what it carries)."""
     ends = SentenceEnds(text, start, end, language)
     final = ends.final
     g = lstrip_at(text, start, final)
     out: list[tuple[int, int]] = []
+    limit = max_chars if first_max_chars is None else first_max_chars
     while g < final:
-        e = ends.last_end(g, g + max_chars)
+        e = ends.last_end(g, g + limit)
         if e is None:
             e = ends.first_end(g)
         out.append((g, e))
         g = lstrip_at(text, e, final)
+        limit = max_chars
     return out

@@ -75,6 +75,13 @@ class Strategy:
         every strategy's pieces."""
         return int(self.resolve(params)[self.bound_param]) if self.bound_param else None
 
+    def table_char_bound(self, params: dict[str, Any], doc: ParsedDocument | None = None,
+                         meta: dict[str, Any] | None = None) -> int | None:
+        """The larger bound a table piece (kinds in bound.TABLE_KINDS) may have when the
+        configuration allows whole tables or row groups over ``char_bound``, else None (tables
+        held to ``char_bound`` like any piece). Never applies to text (chunking/bound.py)."""
+        return None
+
     def prepare(self, docs, params: dict[str, Any], context: ChunkingContext | None = None) -> None:
         """Optional: work for many documents at once before ``pieces`` is called on each of
         them (``docs``: (ParsedDocument, meta) pairs), e.g. embedding all their sentences in

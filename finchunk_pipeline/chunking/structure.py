@@ -7,8 +7,17 @@
   With ``table_max_chars`` > 0 a larger table splits into row groups, each repeating the
   caption, the header rows and the notes its rows cite (chunking/tables.py).
 - Paragraphs, lists and stray notes of one section are merged up to ``max_chars``; a block
-  citing a footnote carries that footnote as a second span. A paragraph longer than
-  ``max_chars`` is split at sentence boundaries, each piece with the notes it cites.
+  citing a footnote carries that footnote as a second span. A paragraph (or list, note,
+  turn) longer than ``max_chars`` — or that the headings above it would take over the bound —
+  is split at sentence boundaries, each piece with the notes it cites, the first one with the
+  headings above it (within the bound when its first sentence fits beside them); a sentence
+  longer than ``max_chars`` (a run-on paragraph, a line with no space) is cut by characters
+  (chunking/bound.py: at a line break, else whitespace, else hard) and noted.
+- The bound of a chunk (``char_bound``) is ``max_chars`` plus the ``link_notes_chars`` of
+  linked notes; only a table may be larger, under the table allowance (``table_char_bound``):
+  whole up to ``WHOLE_TABLE_MAX_CHARS`` with ``table_max_chars`` 0, else row groups of up to
+  ``table_max_chars`` with their repeated caption and header. The chunk set's manifest counts
+  the tables over ``char_bound`` and names the largest.
 - A chunk referring to a note to the financial statements ("set out in Note 6", a table row
   titled like "Note 4 — Operating profit") carries that note's heading and opening text as
   further spans (``link_notes_chars`` in total; note_links.py).
@@ -23,9 +32,11 @@ from pydantic import Field
 
 from ..parse.footnotes import cited_marks, may_cite
 from ..parse.model import Block, BlockKind, ParsedDocument
+from .bound import SPLIT_NOTE, split_spans
 from .cited_notes import cited_notes, cited_notes_of, notes_by_mark
 from .context import Piece, headings_piece
 from .note_links import may_refer, note_sections, referenced_notes
+from .notes import note
 from .options import StrategyParams
 from .sentence_groups import sentence_groups
 from .strategy import Strategy
@@ -79,8 +90,10 @@ class _SectionWalk:
     """One document's blocks in reading order: headings wait for the content below them, a
     table is its own piece (or row groups), text merges within its section up to max_chars."""
 
-    def __init__(self, doc: ParsedDocument, max_chars: int, attach: bool, table_max: int):
+    def __init__(self, doc: ParsedDocument, max_chars: int, attach: bool, table_max: int,
+                 bound: int | None = None):
         self.doc, self.max_chars, self.attach, self.table_max = doc, max_chars, attach, table_max
+        self.bound = max_chars if bound is None else bound  # what a text piece may hold with its headings
         self.notes = notes_by_mark(doc) if attach else {}
         self.captions = _caption_ids(doc)
         self.consumed: set[str] = set()   # notes printed right below a table that cites them
@@ -151,15 +164,17 @@ class _SectionWalk:
             break
 
     def add_text(self, b: Block) -> None:
-        """Merge within the section up to max_chars; a paragraph longer than that alone is
-        split at sentence boundaries."""
+        """Merge within the section up to max_chars; a block longer than that alone (a
+        paragraph, a list, a note, a turn), or one the headings above it would take over the
+        bound, is split at sentence boundaries."""
         if self.group and (self.group[0].section_path != b.section_path
                            or (b.vend - (self.pending_heading or self.group)[0].vstart) > self.max_chars):
             self.flush()
-        if b.kind == BlockKind.PARAGRAPH and b.vend - b.vstart > self.max_chars:
+        if b.vend - b.vstart > self.max_chars or (
+                not self.group and self.pending_heading and b.vend - self.pending_heading[0].vstart > self.bound):
             self.flush()
             self.out.extend(_split_paragraph(self.doc, b, self.pending_heading, self.notes, self.max_chars,
-                                            self.attach))
+                                            self.attach, self.bound))
             self.pending_heading.clear()
             return
         self.group.append(b)
@@ -176,21 +191,40 @@ def _caption_ids(doc: ParsedDocument) -> set[str]:
     return captions
 
 
+def _sentence_pieces(view: str, start: int, end: int, max_chars: int, doc_id: str,
+                     first_max_chars: int | None = None) -> list[tuple[int, int]]:
+    """Ranges of ``view[start:end]`` of at most max_chars: consecutive sentences packed (the
+    first range up to ``first_max_chars`` when given), a sentence longer than max_chars cut by
+    characters (bound.split_spans; noted as a piece cut to the bound)."""
+    out: list[tuple[int, int]] = []
+    for s, e in sentence_groups(view, start, end, max_chars, first_max_chars=first_max_chars):
+        if e - s <= max_chars:
+            out.append((s, e))
+            continue
+        note(SPLIT_NOTE, 1, doc_id)
+        out.extend(group[0] for group in split_spans(view, [(s, e)], max_chars))
+    return out
+
+
 def _split_paragraph(doc: ParsedDocument, b: Block, lead: list[Block], notes, max_chars: int,
-                    attach: bool) -> list[Piece]:
-    """A paragraph longer than max_chars: consecutive sentences up to max_chars per piece
-    (a sentence longer than that stays whole); each piece carries the footnotes its own
-    sentences cite, and the first piece the headings above it."""
+                    attach: bool, bound: int | None = None) -> list[Piece]:
+    """A paragraph (or list, note, turn) longer than max_chars: consecutive sentences up to
+    max_chars per piece (a sentence longer than that cut by characters); each piece carries the
+    footnotes its own sentences cite, and the first piece the headings above it, within
+    ``bound`` (the strategy's char_bound) when a first sentence fits beside them."""
     view = doc.view_text
     # no notes, or no cite character in the paragraph: no sentence of it cites a note
     attach = attach and bool(notes) and may_cite(view, b.vstart, b.vend)
+    kind = "text" if b.kind == BlockKind.PARAGRAPH else b.kind
+    room = (max_chars if bound is None else bound) - (b.vstart - lead[0].vstart) if lead else max_chars
+    first = min(max_chars, room) if lead else None
     pieces = []
-    for i, (s, e) in enumerate(sentence_groups(view, b.vstart, b.vend, max_chars)):
+    for i, (s, e) in enumerate(_sentence_pieces(view, b.vstart, b.vend, max_chars, doc.doc_id, first)):
         head = lead if i == 0 else []
         marks = cited_marks(view[s:e]) if attach else []
         extra = cited_notes(replace(b, attrs={**b.attrs, "cites": marks}), notes) if marks else []
         spans = [(h.vstart, h.vend) for h in head] + [(s, e)] + [(n.vstart, n.vend) for n in extra]
-        pieces.append(Piece(spans, "text", b.section_path, b.block_id,
+        pieces.append(Piece(spans, kind, b.section_path, b.block_id,
                             [h.block_id for h in head] + [b.block_id] + [n.block_id for n in extra]))
     return pieces
 
@@ -210,13 +244,22 @@ class Structure(Strategy):
     # 4: a paragraph longer than max_chars is split at sentence boundaries
     # 5: notes to the financial statements referred to ("Note 6", a row titled like a note) linked
     # 6: the size bound leaves room for a row group's repeated table context (ROW_GROUP_CONTEXT_CHARS)
-    version = "6"
+    # 7: text is held to max_chars (+ linked notes): a sentence longer than max_chars is cut by
+    #    characters, any text block longer than max_chars (or over the bound with its headings)
+    #    split at sentences, its first piece making room for its headings within the bound; only
+    #    tables get the table allowance (it held every piece before)
+    version = "7"
     Params = StructureParams
 
     def char_bound(self, params, doc=None, meta=None):
-        """Text up to max_chars; row groups up to table_max_chars of rows plus their repeated
+        """Text up to max_chars, plus link_notes_chars of linked notes."""
+        p = self.resolve(params)
+        return p["max_chars"] + p["link_notes_chars"]
+
+    def table_char_bound(self, params, doc=None, meta=None):
+        """The table allowance: row groups up to table_max_chars of rows plus their repeated
         caption / header / unit (ROW_GROUP_CONTEXT_CHARS); whole tables (table_max_chars 0) up to
-        WHOLE_TABLE_MAX_CHARS; plus link_notes_chars of linked notes."""
+        WHOLE_TABLE_MAX_CHARS; plus link_notes_chars of linked notes (never below char_bound)."""
         p = self.resolve(params)
         tables = p["table_max_chars"] + ROW_GROUP_CONTEXT_CHARS if p["table_max_chars"] else WHOLE_TABLE_MAX_CHARS
         return max(p["max_chars"], tables) + p["link_notes_chars"]
@@ -224,7 +267,8 @@ class Structure(Strategy):
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
-        out = _SectionWalk(doc, p["max_chars"], p["attach_notes"], p["table_max_chars"]).pieces()
+        out = _SectionWalk(doc, p["max_chars"], p["attach_notes"], p["table_max_chars"],
+                           self.char_bound(params)).pieces()
         if p["link_notes_chars"]:
             out = link_notes(doc, out, p["link_notes_chars"])
         return out

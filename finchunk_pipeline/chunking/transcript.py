@@ -178,6 +178,14 @@ class Transcript(Strategy):
             return max(max_chars, structure)
         return max_chars if any(isinstance(it, Turn) for it in extract_turns(doc)) else structure
 
+    def table_char_bound(self, params, doc=None, meta=None):
+        """Structure's table allowance for a document without turns (none for a transcript)."""
+        max_chars = self.resolve(params)["max_chars"]
+        structure = Structure().table_char_bound({"max_chars": min(max_chars, 800)})
+        if doc is None:
+            return structure
+        return None if any(isinstance(it, Turn) for it in extract_turns(doc)) else structure
+
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
         max_chars = self.resolve(params)["max_chars"]
