@@ -1,6 +1,8 @@
 """Append-only Parquet shard folders: the caches (embeddings, enrichments) write one new shard
 per batch — never rewriting a file another process may be reading — and compact the folder
-into one shard when it holds too many.
+into one shard when it holds too many. A shard that cannot be read (damaged: truncated,
+overwritten) is named in a warning and set aside as ``<shard>.damaged``; what it held is
+computed again and stored in a new shard.
 """
 from __future__ import annotations
 
@@ -21,6 +23,28 @@ def shards(folder: Path) -> list[Path]:
     return sorted(folder.glob("shard-*.parquet")) if folder.is_dir() else []
 
 
+def read_shard(path: Path, **kwargs) -> pa.Table | None:
+    """The shard's table (``kwargs``: pq.read_table's, e.g. filters), or None when it is gone
+    (compacted away by another process) or damaged (warned, and set aside)."""
+    try:
+        return pq.read_table(path, **kwargs)
+    except FileNotFoundError:  # compacted away by a concurrent writer
+        return None
+    except Exception as exc:  # noqa: BLE001 - whatever pyarrow raises on a damaged file
+        if not path.exists():
+            return None
+        aside = path.with_name(path.name + ".damaged")
+        from .artefacts import report_damage
+
+        report_damage(f"{path} cannot be read ({type(exc).__name__}: {exc})",
+                      f"set aside as {aside.name}; what it held is computed again")
+        try:
+            path.replace(aside)
+        except FileNotFoundError:
+            pass
+        return None
+
+
 def write_shard(folder: Path, table: pa.Table, suffix: str = "") -> Path:
     name = f"shard-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}{suffix}.parquet"
     return write_parquet(folder / name, table)
@@ -34,10 +58,9 @@ def compact(folder: Path, key: str, max_shards: int = MAX_SHARDS) -> None:
         return
     tables = []
     for s in found:
-        try:
-            tables.append(pq.read_table(s))
-        except (FileNotFoundError, OSError):  # compacted away by another process
-            continue
+        t = read_shard(s)
+        if t is not None:
+            tables.append(t)
     if not tables:
         return
     merged = pa.concat_tables(tables)

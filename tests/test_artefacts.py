@@ -2,6 +2,7 @@
 from pathlib import Path
 
 from finchunk_pipeline.artefacts import Artefact, artefact_key, code_hash, code_version, reuse_or_build
+from finchunk_pipeline.storage import sha256_bytes
 
 
 class Recorder:
@@ -30,7 +31,8 @@ def test_builds_once_then_reuses(tmp_path):
     first = reuse_or_build(art, "k1", _build(tmp_path / "d", calls), t)
     again = reuse_or_build(art, "k1", _build(tmp_path / "d", calls), t)
     assert (first.built, again.built, len(calls)) == (True, False, 1)
-    assert again.info == {"inputs": "k1", "rows": 1}
+    assert again.info == {"inputs": "k1", "rows": 1,  # and the size and hash of the data it vouches for
+                          "files": {"d/data.bin": {"bytes": 1, "sha256": sha256_bytes(b"x")}}}
     # the marker is pushed last, after the data it vouches for
     assert t.pushed == [(tmp_path / "d", tmp_path / "m.json")]
     assert len(t.pulled) == 2

@@ -62,7 +62,8 @@ def representation_artefact(pipeline: PipelineResource, ws, config, index: str, 
     key = index_key(index, chunks_manifest["inputs"], settings, enrichment=em["inputs"],
                     representations=code_version("finchunk_pipeline.index.representations"))
     artefact = Artefact(folder / f"rep-{index}.json", tuple(rep_dir(folder, r) / index for r in INDEXED),
-                        tuple(rep_dir(folder, r) / index / required for r in INDEXED))
+                        tuple(rep_dir(folder, r) / index / required for r in INDEXED),
+                        recorded=tuple(rep_dir(folder, r) / index for r in INDEXED))
     return em, key, artefact
 
 

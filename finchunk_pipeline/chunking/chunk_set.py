@@ -72,7 +72,7 @@ def build_chunk_set(config: ChunkerConfig, parsed: pd.DataFrame, blocks: BlockSt
     one of another name with the same chunking is copied."""
     key = inputs_hash(config, parsed, model_path, embed_backend)
     version = config.chunks_version_name
-    existing = None if force else store.fresh(version, key)
+    existing = None if force else store.fresh(version, key, adopt=True)
     if existing is not None:
         return ChunkSetResult(version, False, existing)
     if not force:

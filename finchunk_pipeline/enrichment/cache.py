@@ -14,10 +14,9 @@ from typing import Iterable, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .. import shards as shards_module
-from ..shards import compact, shards, write_shard
+from ..shards import compact, read_shard, shards, write_shard
 from ..storage import safe_name
 
 MAX_SHARDS = shards_module.MAX_SHARDS  # (a module attribute: tests lower it)
@@ -41,9 +40,8 @@ class TextCache:
             return found
         arr = pa.array(wanted, type=pa.string())
         for shard in self._shards():
-            try:
-                t = pq.read_table(shard, filters=pc.field("key").isin(arr))
-            except (FileNotFoundError, OSError):  # compacted away by a concurrent writer
+            t = read_shard(shard, filters=pc.field("key").isin(arr))  # None: gone or damaged (set aside)
+            if t is None:
                 continue
             for row in t.to_pylist():
                 found.setdefault(row["key"], {"text": row["text"], "prompt_tokens": row["prompt_tokens"] or 0,

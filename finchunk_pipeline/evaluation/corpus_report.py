@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..artefacts import read_marker, report_damage
 from ..storage import read_json
 from .chunk_set import GENERATED, HUMAN, evaluation_file, gold_passages
 from ..index.registry import is_neutral
@@ -34,10 +35,14 @@ def stored_evaluations(ws, configs, gold: str = HUMAN) -> StoredEvaluations:
     out = StoredEvaluations()
     for config in configs:
         path = ws.evaluation_dir(config.version_name) / evaluation_file(gold)
-        if not path.exists():
+        data = read_marker(path, "left out of the report until its chunk set is evaluated again")
+        if data is not None and not isinstance(data.get("entries"), list):
+            report_damage(f"{path} holds no evaluation entries",
+                          "left out of the report until its chunk set is evaluated again")
+            data = None
+        if data is None:  # not evaluated yet, or damaged (warned, naming the file)
             out.missing.append(config.name)
             continue
-        data = read_json(path)
         out.entries.extend(data["entries"] or [{**data["chunk_set"]}])
         if data.get("enrichment"):  # retrieval with / without enrichment (evaluation/enrichment.py)
             out.enriched.append({"name": config.name, "version": config.version_name, **data["enrichment"]})

@@ -3,13 +3,16 @@
 Each evaluation adds one record, written atomically as its own file
 ``<evaluations>/history/<chunk set>/<time ns>-<pid>.json``: no record is ever appended in
 place, so a crash cannot tear a line and two runs cannot interleave. History files of the
-earlier layout (``history/<chunk set>.jsonl``, appended in place) are still read; a torn or
-undecodable line there is skipped with a warning instead of failing the gate.
+earlier layout (``history/<chunk set>.jsonl``, appended in place) are still read. A record
+that is not one — a torn or undecodable line or file, valid JSON of another shape (a ``time``
+that is not a number, recalls that are not numbers), a folder named ``*.json`` — is skipped
+with a warning naming it instead of failing the gate.
 """
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import time
 from pathlib import Path
@@ -65,7 +68,11 @@ def load_history(evaluations_dir: str | Path, chunk_set: str) -> tuple[list[dict
     folder = history_dir(evaluations_dir, chunk_set)
     if folder.is_dir():
         for path in sorted(folder.glob("*.json")):
-            rec = _decode(path.read_text(encoding="utf-8", errors="replace"))
+            try:
+                rec = _decode(path.read_text(encoding="utf-8", errors="replace"))
+            except OSError as exc:  # a folder named *.json, an unreadable file
+                problems.append(f"{path}: not a readable record, skipped ({type(exc).__name__}: {exc.strerror or exc})")
+                continue
             if rec is None:
                 problems.append(f"{path}: invalid record skipped")
                 continue
@@ -80,11 +87,21 @@ def read_history(evaluations_dir: str | Path, chunk_set: str) -> list[dict]:
     return load_history(evaluations_dir, chunk_set)[0]
 
 
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _decode(text: str) -> dict | None:
+    """A record as append_history writes it, or None: not JSON, or not of its shape (the
+    time a number or absent, recall@5 a mapping of numbers or nulls)."""
     try:
         rec = json.loads(text)
     except json.JSONDecodeError:
         return None
     if not isinstance(rec, dict) or not isinstance(rec.get("recall@5"), dict):
+        return None
+    if rec.get("time") is not None and not _number(rec["time"]):
+        return None
+    if not all(v is None or _number(v) for v in rec["recall@5"].values()):
         return None
     return rec

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..artefacts import check_files, report_damage
 from ..storage import sha256_bytes, write_bytes
 
 EXTENSIONS = {"markdown": "md", "html": "html", "text": "txt", "pdf": "pdf"}
@@ -24,11 +25,16 @@ class RawStore:
         return self.root / f"{sha}.{EXTENSIONS.get(fmt, 'bin')}"
 
     def put_bytes(self, data: bytes, fmt: str) -> tuple[str, bool]:
-        """Store ``data``; return (sha256 of the bytes, newly_written)."""
+        """Store ``data``; return (sha256 of the bytes, newly_written). A stored file is
+        verified against its name (the hash of its content): a damaged one (truncated,
+        overwritten) is named in a warning and written again from ``data``."""
         sha = sha256_bytes(data)
         path = self.path(sha, fmt)
         if path.exists():
-            return sha, False
+            problem = check_files({path.name: {"bytes": len(data), "sha256": sha}}, path.parent)
+            if problem is None:
+                return sha, False
+            report_damage(problem, "written again from the corpus")
         write_bytes(path, data)
         return sha, True
 

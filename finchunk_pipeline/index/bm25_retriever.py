@@ -35,7 +35,7 @@ from typing import Iterator, Protocol, Sequence
 
 import numpy as np
 
-from ..artefacts import code_version
+from ..artefacts import code_version, report_damage
 from ..lang.numbers import COMMA_DECIMAL
 from ..storage import (STALE_TEMP_SECONDS, is_temp_file, read_json, safe_name, sha256_text, stable_hash,
                        write_bytes, write_json)
@@ -84,7 +84,9 @@ def document_index(analyzer: str, docs: Sequence[tuple[str, str, str]],
             index = BM25Index.load(folder)
             os.utime(folder)  # the newest are kept
             return index
-        except (OSError, ValueError, KeyError):  # removed or damaged meanwhile: built again
+        except Exception as exc:  # noqa: BLE001 - removed meanwhile, or damaged (said): built again
+            if not isinstance(exc, FileNotFoundError):
+                report_damage(f"{folder} cannot be read ({type(exc).__name__}: {exc})", "built again")
             shutil.rmtree(folder, ignore_errors=True)
     index = build()
     tmp = folder.with_name(f".{folder.name}.{uuid.uuid4().hex[:12]}.tmp")  # storage.is_temp_file's names

@@ -13,7 +13,17 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from ..artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, code_version, reuse_or_build
+from ..artefacts import (
+    LOCAL,
+    Artefact,
+    Outcome,
+    Transfer,
+    artefact_key,
+    check_files,
+    code_version,
+    read_marker,
+    reuse_or_build,
+)
 from .registry import IndexSettings, index_files, index_spec
 
 ReadChunks = Callable[[Sequence[str]], pd.DataFrame]  # columns -> the chunk set's rows in chunks.parquet order
@@ -33,9 +43,21 @@ def index_key(name: str, chunks_key: str, settings: IndexSettings, **inputs: str
 
 
 def index_artefact(name: str, index_dir: str | Path) -> Artefact:
-    """``<index dir>/<name>/`` with its marker ``<index dir>/<name>.json``."""
+    """``<index dir>/<name>/`` with its marker ``<index dir>/<name>.json``, which records the
+    size and hash of every file in the folder (artefacts.py: a damaged one rebuilds it)."""
     index_dir = Path(index_dir)
-    return Artefact(index_dir / f"{name}.json", (index_dir / name,), tuple(index_files(name, index_dir)))
+    return Artefact(index_dir / f"{name}.json", (index_dir / name,), tuple(index_files(name, index_dir)),
+                    recorded=(index_dir / name,))
+
+
+def index_damage(name: str, index_dir: str | Path) -> str | None:
+    """Why the stored index ``name`` cannot be read as written (its marker damaged, a file
+    truncated or changed), or None (intact, or written before its marker recorded its files)."""
+    artefact = index_artefact(name, index_dir)
+    info = read_marker(artefact.marker, "run `finchunk run` to build it again")
+    if info is None:
+        return f"{artefact.marker} cannot be read" if artefact.marker.exists() else None
+    return check_files(info["files"], artefact.marker.parent) if isinstance(info.get("files"), dict) else None
 
 
 def build_index(name: str, index_dir: str | Path, read_chunks: ReadChunks, chunks_key: str,

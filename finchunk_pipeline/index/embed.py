@@ -29,11 +29,10 @@ from typing import Callable, Sequence
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .. import shards as shards_module
 from ..memory import heap_for_activations
-from ..shards import compact, shards, write_shard
+from ..shards import compact, read_shard, shards, write_shard
 from ..storage import safe_name, sha256_text, stable_hash
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
@@ -196,11 +195,8 @@ class Embedder:
             return found
         wanted = pa.array(sorted(set(shas)), type=pa.string())
         for shard in self._shards(namespace):
-            try:
-                t = pq.read_table(shard, filters=pc.field("sha").isin(wanted))
-            except (FileNotFoundError, OSError):  # compacted away by a concurrent writer
-                continue
-            if not t.num_rows:
+            t = read_shard(shard, filters=pc.field("sha").isin(wanted))  # None: gone or damaged (set aside)
+            if t is None or not t.num_rows:
                 continue
             vecs = _fixed_list_to_numpy(t.column("vector"))
             for sha, v in zip(t.column("sha").to_pylist(), vecs):

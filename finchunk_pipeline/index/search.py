@@ -28,7 +28,9 @@ import pandas as pd
 
 from ..chunking.store import spans_of
 from ..workspace import Workspace
+from .build import index_damage
 from .registry import LoadRequest, index_exists, load_retriever
+from .registry import get as registry_get
 from .registry import names as retriever_names
 
 
@@ -164,6 +166,11 @@ class Searcher:
         if not index_exists(retriever, index_dir):
             raise ValueError(f"no {retriever} index for {self.version} under {index_dir} "
                              f"(dense: false in the chunker config, or not built yet)")
+        for part in registry_get(retriever).indexes:  # read as written (artefacts.py), or said why not
+            problem = index_damage(part, index_dir)
+            if problem:
+                raise ValueError(f"the {part} index of {self.version} is damaged: {problem}; "
+                                 "run `finchunk run` to build it again")
         self.chunks = ws.chunks.read(_chunks_version(ws, self.version), columns=["chunk_id", "doc_id", "spans", "section_path",
                                                             "display_text"])
         self._manifest: pd.DataFrame | None = None

@@ -129,7 +129,7 @@ def parse_one(rec: dict, raw_root: str, blocks_root: str) -> tuple[dict, str]:
         spec = select_parser(rec["doc_type"], rec["format"])
         key = spec.key_for(rec.get("language"))
         row["parser_key"], row["parser_version"] = key, spec.version
-        if blocks.exists(key, rec["sha"]):  # parsed before: its counts, without reading its blocks
+        if blocks.intact(key, rec["sha"]):  # parsed before: its counts, without reading its blocks
             row["blocks"], row["warnings"] = blocks.summary(key, rec["sha"])
             return row, "reused"
         n_controls = 0

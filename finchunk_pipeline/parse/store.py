@@ -13,7 +13,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..storage import safe_name, table_of, write_parquet
+from ..artefacts import Artefact, DamagedArtefact, report_damage
+from ..storage import safe_name, table_of, write_json, write_parquet
 from .model import Block, ParsedDocument, TaggedFact
 from .offsets import OffsetMap
 
@@ -33,7 +34,14 @@ BLOCK_SCHEMA = pa.schema([
 ])
 
 
+REPARSE = "parsed again from its raw document"
+
+
 class BlockStore:
+    """Each document's blocks file has a completion marker beside it, ``<doc sha>.json``
+    (artefacts.py: the file's size and hash), written after it: ``intact`` verifies a stored
+    file before it is reused; a damaged one is named in a warning and parsed again."""
+
     def __init__(self, root: str | Path):
         self.root = Path(root)
 
@@ -42,6 +50,32 @@ class BlockStore:
 
     def exists(self, parser_key: str, doc_sha: str) -> bool:
         return self.path(parser_key, doc_sha).exists()
+
+    def artefact(self, parser_key: str, doc_sha: str) -> Artefact:
+        path = self.path(parser_key, doc_sha)
+        return Artefact(path.with_suffix(".json"), (path,))
+
+    def _mark(self, parser_key: str, doc_sha: str) -> None:
+        artefact = self.artefact(parser_key, doc_sha)
+        write_json(artefact.marker, {"inputs": f"{parser_key}/{doc_sha}", "files": artefact.record()})
+
+    def intact(self, parser_key: str, doc_sha: str) -> bool:
+        """Whether the document's blocks are stored as written (its marker's record). A file
+        stored before markers is read once whole and, readable, given its marker; a damaged
+        one (or marker) is warned about, naming the file, and counts as not stored."""
+        path = self.path(parser_key, doc_sha)
+        if not path.exists():
+            return False
+        artefact = self.artefact(parser_key, doc_sha)
+        if artefact.marker.exists():
+            return artefact.fresh(f"{parser_key}/{doc_sha}", REPARSE) is not None
+        try:
+            pq.read_table(path)
+        except Exception as exc:  # noqa: BLE001 - whatever pyarrow raises on a damaged file
+            report_damage(f"{path} cannot be read ({type(exc).__name__}: {exc})", REPARSE)
+            return False
+        self._mark(parser_key, doc_sha)
+        return True
 
     def write(self, parser_key: str, doc: ParsedDocument) -> Path:
         meta = {
@@ -57,7 +91,9 @@ class BlockStore:
             meta[b"facts"] = json.dumps([asdict(f) for f in doc.facts]).encode()
         table = table_of(doc.blocks, BLOCK_SCHEMA.with_metadata(meta),
                          {"section_path": list, "attrs": lambda a: json.dumps(a, sort_keys=True)})
-        return write_parquet(self.path(parser_key, doc.doc_sha), table)
+        path = write_parquet(self.path(parser_key, doc.doc_sha), table)
+        self._mark(parser_key, doc.doc_sha)
+        return path
 
     def summary(self, parser_key: str, doc_sha: str) -> tuple[dict[str, int], list[str]]:
         """A stored document's blocks by kind and its parse warnings (``ParsedDocument.counts``
@@ -84,7 +120,14 @@ class BlockStore:
     def read(self, parser_key: str, doc_sha: str, doc_id: str | None = None) -> ParsedDocument:
         """Read one stored document. ``doc_id`` re-labels the blocks when the same content is
         stored under another id (content-addressed storage is shared between ids)."""
-        table = pq.read_table(self.path(parser_key, doc_sha))
+        path = self.path(parser_key, doc_sha)
+        try:
+            table = pq.read_table(path)
+        except FileNotFoundError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a damaged file: say which, and what heals it
+            raise DamagedArtefact(f"{path} cannot be read ({type(exc).__name__}: {exc}): materialize "
+                                  "parsed_blocks (finchunk run) to parse the document again") from exc
         meta = table.schema.metadata or {}
         stored_id = meta[b"doc_id"].decode()
         doc_id = doc_id or stored_id
