@@ -44,6 +44,9 @@ ENV: dict[str, str] = {
     "fetch_max_bytes": "FINCHUNK_FETCH_MAX_BYTES",  # finchunk fetch: largest decoded body, e.g. 512M ("" = default)
     "fetch_deadline": "FINCHUNK_FETCH_DEADLINE",    # finchunk fetch: seconds per URL ("" = default)
     "llm_model": "FINCHUNK_LLM_MODEL",              # the LLM enricher's model
+    "ocr": "FINCHUNK_OCR",                          # off | on | tesseract: OCR of image-only PDF pages (docs/ocr.md)
+    "ocr_dpi": "FINCHUNK_OCR_DPI",                  # "" = 200: the resolution pages are rendered at for OCR
+    "ocr_timeout": "FINCHUNK_OCR_TIMEOUT",          # "" = 60: seconds of OCR per page at most
     # questions generated from inline-XBRL filings' tagged facts (evaluation/xbrl_gold)
     "generated_gold": "FINCHUNK_GENERATED_GOLD",    # auto (when filings carry tagged facts) | off
     "gold_per_filing": "FINCHUNK_GOLD_PER_FILING",  # questions per filing ("" = 150; "all")
@@ -87,6 +90,9 @@ class Settings:
     fetch_max_bytes: str = ""
     fetch_deadline: str = ""
     llm_model: str = ""
+    ocr: str = ""
+    ocr_dpi: str = ""
+    ocr_timeout: str = ""
     generated_gold: str = ""
     gold_per_filing: str = ""
     gold_evidence: str = ""

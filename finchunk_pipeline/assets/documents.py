@@ -16,6 +16,7 @@ from ..fetch.local import ingest_corpus
 from ..fetch.raw_store import RawStore
 from ..parse.registry import parsers_version
 from ..parse.corpus_parse import parse_documents
+from ..parse.ocr import from_settings as ocr_settings
 from ..progress import Progress
 from ..storage import clean_stale_temp_files, stable_hash, write_json, write_parquet
 from .resources import PipelineResource
@@ -71,8 +72,9 @@ def _parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -
     rejected = dict(zip(full.loc[full["rejected"].notna(), "doc_id"], full.loc[full["rejected"].notna(), "rejected"]))
 
     progress = Progress("parsing", "documents", context.log.info)
+    ocr = ocr_settings(ws.settings)  # FINCHUNK_OCR (docs/ocr.md); None: off
     report = parse_documents(docs, RawStore(ws.settings.raw_dir), ws.blocks, rejected, progress,
-                             workers=pipeline.parse_worker_count())
+                             workers=pipeline.parse_worker_count(), ocr=ocr)
     ok = pd.DataFrame([r for r in report.rows if r["error"] is None])
     meta_cols = [c for c in docs.columns if c not in ("sha",)]
     manifest = docs[meta_cols].merge(ok[["doc_id", "sha", "parser_key"]], on="doc_id") if len(ok) else docs.iloc[0:0]
@@ -91,7 +93,8 @@ def _parsed_blocks(context: AssetExecutionContext, pipeline: PipelineResource) -
     pipeline.push(ws.settings.blocks_dir, ws.manifest_path, *([ws.gold_passages_path] if gold is not None else []))
     write_json(ws.settings.out_dir / "parse_report.json", {
         "parsers": parsers_version(), "parsed": report.parsed, "reused": report.reused,
-        "failed": report.failed, "workers": report.workers, "documents": report.rows,
+        "failed": report.failed, "workers": report.workers,
+        **({"ocr": ocr.describe()} if ocr is not None else {}), "documents": report.rows,
     })
     for r in report.rows:
         if r["error"]:

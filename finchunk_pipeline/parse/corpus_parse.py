@@ -29,11 +29,15 @@ from typing import TYPE_CHECKING, Callable
 
 from ..corpus.content import controls_as_spaces
 from ..fetch.raw_store import RawStore
+from .ocr_keys import stored_key, written_key
+from .ocr_pool import close_shared as close_ocr_workers
 from .registry import UnsupportedDocument, select_parser
 from .store import BlockStore
 
 if TYPE_CHECKING:  # a parse worker process needs no pandas
     import pandas as pd
+
+    from .ocr import OcrConfig
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +123,10 @@ def _size(rec: dict) -> int:
     return 0
 
 
-def parse_one(rec: dict, raw_root: str, blocks_root: str) -> tuple[dict, str]:
+def parse_one(rec: dict, raw_root: str, blocks_root: str, ocr: "OcrConfig | None" = None) -> tuple[dict, str]:
     """Parse one document of the manifest (or read its stored blocks): its report row and
-    what happened ("parsed", "reused" or "failed"). Never raises for a document's fault."""
+    what happened ("parsed", "reused" or "failed"). Never raises for a document's fault.
+    ``ocr``: image-only pages are read by OCR, and such documents stored apart (ocr_keys.py)."""
     raw, blocks = RawStore(raw_root), BlockStore(blocks_root)
     row = {"doc_id": rec["doc_id"], "format": rec["format"], "sha": rec["sha"], "parser_key": None,
            "parser_version": None, "blocks": {}, "warnings": [], "error": None}
@@ -129,12 +134,16 @@ def parse_one(rec: dict, raw_root: str, blocks_root: str) -> tuple[dict, str]:
         spec = select_parser(rec["doc_type"], rec["format"])
         key = spec.key_for(rec.get("language"))
         row["parser_key"], row["parser_version"] = key, spec.version
+        plain = key, spec.version
+        key, row["parser_version"], ocr_now = stored_key(key, spec.version, ocr if spec.ocr else None, blocks, rec["sha"])
+        row["parser_key"] = key
         if blocks.intact(key, rec["sha"]):  # parsed before: its counts, without reading its blocks
             row["blocks"], row["warnings"] = blocks.summary(key, rec["sha"])
             return row, "reused"
         n_controls = 0
         if spec.input == "bytes":
-            doc = spec.fn(rec["doc_id"], raw.get_bytes(rec["sha"], rec["format"]), rec)
+            doc = spec.fn(rec["doc_id"], raw.get_bytes(rec["sha"], rec["format"]), rec,
+                          **({"ocr": ocr_now} if ocr_now is not None else {}))
         else:
             text, n_controls = controls_as_spaces(raw.get(rec["sha"], rec["format"]))
             doc = spec.fn(rec["doc_id"], text, rec)
@@ -143,6 +152,8 @@ def parse_one(rec: dict, raw_root: str, blocks_root: str) -> tuple[dict, str]:
         # blocks are stored (and looked up) under the raw content's hash, whatever
         # the parser saw
         doc.doc_sha = rec["sha"]
+        key, row["parser_version"] = written_key(key, row["parser_version"], *plain, doc.parser_version)
+        row["parser_key"] = key
         if n_controls:
             doc.warnings.append(f"{n_controls} stray control characters (e.g. NUL) read as spaces "
                                 "in the text view; offsets unchanged")
@@ -167,7 +178,7 @@ def _failed(rec: dict, why: str) -> tuple[dict, str]:
 
 
 def _in_processes(records: list[dict], raw_root: str, blocks_root: str, workers: int,
-                  done: Callable[[int, tuple[dict, str]], None]) -> list[int]:
+                  done: Callable[[int, tuple[dict, str]], None], ocr: "OcrConfig | None" = None) -> list[int]:
     """parse_one of each record in ``workers`` spawned processes; ``done(i, result)`` as each
     finishes. Returns the indexes of the records left unparsed if the pool broke."""
     left = set(range(len(records)))
@@ -176,7 +187,7 @@ def _in_processes(records: list[dict], raw_root: str, blocks_root: str, workers:
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
             # the largest first: a large document handed out last would finish alone
             order = sorted(range(len(records)), key=lambda i: -_size(records[i]))
-            futures = {pool.submit(parse_one, records[i], raw_root, blocks_root): i for i in order}
+            futures = {pool.submit(parse_one, records[i], raw_root, blocks_root, ocr): i for i in order}
             for fut in as_completed(futures):
                 i = futures[fut]
                 try:
@@ -199,9 +210,11 @@ def _in_processes(records: list[dict], raw_root: str, blocks_root: str, workers:
 def parse_documents(documents: "pd.DataFrame", raw: RawStore, blocks: BlockStore,
                     rejected: dict[str, str] | None = None,
                     progress: Callable[[int, int], None] | None = None,
-                    workers: int | None = 1) -> ParseReport:
+                    workers: int | None = 1, ocr: "OcrConfig | None" = None) -> ParseReport:
     """``documents``: the raw-store manifest (metadata + sha per document). ``workers``: the
-    processes that parse (None: decided by the work, see ``parse_workers``)."""
+    processes that parse (None: decided by the work, see ``parse_workers``). ``ocr``: read
+    image-only PDF pages with it (parse/ocr.py); its processes share the usable cores with
+    the parse workers, and end with the parse."""
     report = ParseReport()
     t0 = time.perf_counter()
     for doc_id, why in (rejected or {}).items():
@@ -222,10 +235,15 @@ def parse_documents(documents: "pd.DataFrame", raw: RawStore, blocks: BlockStore
     raw_root, blocks_root = str(raw.root), str(blocks.root)
     report.workers = parse_workers(records, blocks, workers)
     left = list(range(len(records)))
-    if report.workers > 1:
-        left = _in_processes(records, raw_root, blocks_root, report.workers, done)
-    for i in left:
-        done(i, parse_one(records[i], raw_root, blocks_root))
+    if ocr is not None and not ocr.workers:
+        ocr = ocr.with_workers(usable_cores() // report.workers)
+    try:
+        if report.workers > 1:
+            left = _in_processes(records, raw_root, blocks_root, report.workers, done, ocr)
+        for i in left:
+            done(i, parse_one(records[i], raw_root, blocks_root, ocr))
+    finally:
+        close_ocr_workers()
     for row, status in results:
         report.rows.append(row)
         if status == "parsed":

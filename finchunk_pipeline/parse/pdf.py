@@ -28,6 +28,12 @@ raise a ValueError naming the document; a page with content but no text (a scan)
 warning "page N: no text layer — OCR not configured", an empty page "page N: blank (no
 content)"; no text on any page is an error. Pages are read one at a
 time (flat memory in the page count).
+
+OCR (``parse(..., ocr=OcrConfig)``, parse/ocr.py): the pages with content but no text layer
+are rendered and read by the OCR engine into the same lines, so they give the same blocks;
+every block on such a page carries ``attrs["ocr"] = {"engine", "version"}``, the document's
+``parser_version`` gains the OCR key, and the warnings say which pages were read (or why one
+was not). Without OCR, or with no such page, the output is what it was.
 """
 from __future__ import annotations
 
@@ -41,6 +47,7 @@ from .gcpause import without_gc
 from .line_kinds import NOTE_LINE, is_num, line_heading_level, note_mark
 from .lines import line_spans
 from .model import Block, BlockKind, ParsedDocument
+from .ocr import NO_TEXT, OcrConfig, ocr_warnings, read_pages
 from .offsets import OffsetMap
 from .pdf_layout import (
     CELL_SEP,
@@ -59,15 +66,16 @@ from .text_tables import emit_layout_line, is_row
 VERSION = "2"
 INPUT = "bytes"           # corpus_parse hands this parser the raw bytes, not decoded text
 FORMATS = ("pdf",)        # the corpus formats it reads (parse/registry.py)
+OCR = True                # reads image-only pages when given an OcrConfig (parse/ocr.py)
 
 HEADING_SIZE = 1.15       # x body font size: a one-line block this large is a heading
 HEADING_SIZE_2 = 1.4
 SMALL_PRINT = 0.9         # x body font size: footnote-sized
-NO_TEXT = "no text layer — OCR not configured"
 
 
-def extract(data: bytes, name: str = "document") -> tuple[list[PdfPage], list[str]]:
-    """Every page's lines (furniture marked) and the per-page warnings."""
+def extract(data: bytes, name: str = "document", ocr: OcrConfig | None = None) -> tuple[list[PdfPage], list[str]]:
+    """Every page's lines (furniture marked) and the per-page warnings; with ``ocr``, the
+    pages with content but no text layer read by OCR (their ``read_by`` set)."""
     pdf = open_pdf(data, name)
     try:
         pages = []
@@ -79,10 +87,26 @@ def extract(data: bytes, name: str = "document") -> tuple[list[PdfPage], list[st
         raise PdfError(f"{name}: page {len(pages) + 1} could not be read ({type(exc).__name__}: {exc})") from exc
     finally:
         pdf.close()
+    images = [p.number for p in pages if not p.has_text and p.objects]
+    if ocr is not None and images:
+        return pages, _read_images(data, name, pages, images, ocr)
     mark_furniture(pages)
     warnings = [f"page {p.number}: {NO_TEXT}" if p.objects else f"page {p.number}: blank (no content)"
                 for p in pages if not p.has_text]
     return pages, warnings
+
+
+def _read_images(data: bytes, name: str, pages: list[PdfPage], images: list[int], ocr: OcrConfig) -> list[str]:
+    """OCR of the image-only pages ``images`` into their lines; the warnings of the document."""
+    read = read_pages(data, name, images, ocr)
+    label = {"engine": ocr.engine, "version": ocr.label.split(" ", 1)[1]}
+    for p in pages:
+        if p.number in read:
+            p.lines = read[p.number].lines
+            p.read_by = label
+    mark_furniture(pages)
+    return ocr_warnings(read, ocr) + [f"page {p.number}: blank (no content)" for p in pages
+                                      if not p.has_text and not p.objects]
 
 
 def build_view(pages: list[PdfPage]) -> tuple[str, list[PdfLine | None]]:
@@ -131,14 +155,20 @@ def _title_like(s: str) -> bool:
 
 
 @without_gc
-def parse(doc_id: str, data: bytes, meta: dict[str, Any] | None = None) -> ParsedDocument:
-    """Extract the pages, build the text view, find its tables, then emit each line's block."""
+def parse(doc_id: str, data: bytes, meta: dict[str, Any] | None = None,
+          ocr: OcrConfig | None = None) -> ParsedDocument:
+    """Extract the pages (image-only ones read by ``ocr`` when given), build the text view,
+    find its tables, then emit each line's block."""
     if not isinstance(data, (bytes, bytearray)):
         raise ValueError(f"{doc_id}: the pdf parser takes the file's bytes, got {type(data).__name__}")
-    pages, warnings = extract(bytes(data), doc_id)
+    pages, warnings = extract(bytes(data), doc_id, ocr)
     if not pages:
         raise PdfError(f"{doc_id}: the PDF has no pages")
+    ocr_read = {p.number: p.read_by for p in pages if p.read_by}
     if not any(p.has_text for p in pages):
+        if ocr_read:
+            raise PdfError(f"{doc_id}: none of its {len(pages)} pages has a text layer, and OCR "
+                           f"({ocr.label}) read no text: {'; '.join(warnings[:3])}")
         raise PdfError(f"{doc_id}: none of its {len(pages)} pages has a text layer — OCR not configured")
     view, line_meta = build_view(pages)
     forget_figures()
@@ -150,10 +180,22 @@ def parse(doc_id: str, data: bytes, meta: dict[str, Any] | None = None) -> Parse
         i = _emit_at(d, lines, tables, i)
     if not d.blocks:
         raise PdfError(f"{doc_id}: no text blocks found in {len(pages)} pages")
+    if ocr_read:
+        _mark_ocr_blocks(d, ocr_read)
     return ParsedDocument(
-        doc_id=doc_id, doc_sha=sha256_bytes(bytes(data)), parser="pdf", parser_version=VERSION,
+        doc_id=doc_id, doc_sha=sha256_bytes(bytes(data)), parser="pdf",
+        parser_version=f"{VERSION}_{ocr.key}" if ocr_read else VERSION,
         view_text=view, offsets=OffsetMap.identity(len(view)), blocks=d.blocks, warnings=warnings,
     )
+
+
+def _mark_ocr_blocks(d: DocBuilder, read_by: dict[int, dict]) -> None:
+    """Every block with text on a page read by OCR says so (``attrs["ocr"]``: engine, version)."""
+    for b in d.blocks:
+        first, last = d.page(b.start), d.page(max(b.start, b.end - 1))
+        by = next((read_by[n] for n in range(first, last + 1) if n in read_by), None)
+        if by is not None:
+            b.attrs["ocr"] = dict(by)
 
 
 @dataclass

@@ -75,6 +75,7 @@ class PdfPage:
     lines: list[PdfLine] = field(default_factory=list)
     chars: int = 0              # characters in PDFium's text layer
     objects: int = 0            # page objects (text, images, paths)
+    read_by: dict = field(default_factory=dict)   # the OCR that read its lines ({}: the text layer)
 
     @property
     def has_text(self) -> bool:
@@ -193,7 +194,7 @@ def extract_page(page, number: int) -> PdfPage:
         for cells, y, size, bold in raw_lines:
             out.lines.append(PdfLine(_render(cells), cells[0][1] - left, cells[-1][2] - left, y, size, bold,
                                      cells=[(x0 - left, x1 - left) for _, x0, x1 in cells]))
-        _mark_breaks(out.lines)
+        mark_breaks(out.lines)
         return out
     finally:
         raw.FPDFText_ClosePage(tp)
@@ -225,7 +226,7 @@ def _render(cells: list[tuple[str, float, float]]) -> str:
     return CELL_SEP.join(_SPACES.sub(" ", cell) for cell, _, _ in cells)
 
 
-def _mark_breaks(lines: list[PdfLine]) -> None:
+def mark_breaks(lines: list[PdfLine]) -> None:
     """A new block starts at a line whose baseline distance to the previous one is more than
     PARA_GAP x the page's usual line spacing (or above it: a new column), or whose font size
     or weight differs."""

@@ -44,6 +44,7 @@ class ParserSpec:
     languages: frozenset[str] = frozenset()
     formats: frozenset[str] = frozenset()    # the corpus formats it reads (empty: the format named like it)
     doc_types: frozenset[str] = frozenset()  # only these document types, ahead of the format's parser
+    ocr: bool = False     # reads image-only pages when given an OcrConfig (parse/ocr.py, parse/ocr_keys.py)
 
     @property
     def reads(self) -> frozenset[str]:
@@ -84,13 +85,14 @@ _builtin_loaded = False
 
 def register(name: str, version: str, fn: ParseFn, input: str = "text",
              languages: frozenset[str] | tuple[str, ...] = (), formats: tuple[str, ...] = (),
-             doc_types: tuple[str, ...] = ()) -> None:
-    """Add (or replace) a parser; ``formats``: the corpus formats it reads (default: ``name``)."""
+             doc_types: tuple[str, ...] = (), ocr: bool = False) -> None:
+    """Add (or replace) a parser; ``formats``: the corpus formats it reads (default: ``name``);
+    ``ocr``: ``fn`` takes ``ocr=OcrConfig`` (image-only pages read by OCR)."""
     if input not in INPUTS:
         raise ValueError(f"parser {name!r}: input must be one of {INPUTS}, not {input!r}")
     _load_builtin()  # a plug-in registered first adds to the built-ins (or replaces one), never hides them
     _PARSERS[name] = ParserSpec(name, version, fn, input, frozenset(languages), frozenset(formats),
-                                frozenset(doc_types))
+                                frozenset(doc_types), ocr)
 
 
 def unregister(name: str) -> None:
@@ -107,7 +109,7 @@ def _builtin_module(name: str):
 def _register_module(name: str) -> None:
     module = _builtin_module(name)
     register(name, module.VERSION, module.parse, getattr(module, "INPUT", "text"), getattr(module, "LANGUAGES", ()),
-             tuple(module.FORMATS), tuple(getattr(module, "DOC_TYPES", ())))
+             tuple(module.FORMATS), tuple(getattr(module, "DOC_TYPES", ())), getattr(module, "OCR", False))
 
 
 def _load_builtin() -> None:
