@@ -127,6 +127,44 @@ def test_turning_ocr_on_reparses_only_documents_with_image_pages(tmp_path, confi
     assert fresh.read(keys["mixed"], rows[1]["sha"]).parser_version == f"2_{config.key}"
 
 
+def test_a_page_whose_ocr_failed_or_timed_out_under_a_shorter_limit_is_read_again(tmp_path, config):
+    raw, blocks = RawStore(tmp_path / "raw"), BlockStore(tmp_path / "blocks")
+    data = _mixed()[0]
+    sha, _ = raw.put_bytes(data, "pdf")
+    docs = pd.DataFrame([{"doc_id": "mixed", "doc_type": "annual_report", "format": "pdf", "sha": sha,
+                          "language": "en", "n_bytes": len(data)}])
+    first = parse_documents(docs, raw, blocks, ocr=config)
+    key, read = first.rows[0]["parser_key"], first.rows[0]["warnings"]
+    stored = blocks.read(key, sha)
+    stored.blocks = [b for b in stored.blocks if b.attrs["page"] == 1]
+    cases = [("page 2: no text layer, OCR failed: the OCR worker ended (exit code -9) — left without text", 1),
+             ("page 2: no text layer, OCR timed out (1 s per page) — left without text", 1),     # a shorter limit
+             (f"page 2: no text layer, OCR timed out ({config.timeout:g} s per page) — left without text", 0)]
+    for warning, parsed in cases:
+        stored.warnings = [warning]
+        blocks.write(key, stored)
+        again = parse_documents(docs, raw, blocks, ocr=config)
+        assert (again.parsed, again.reused) == (parsed, 1 - parsed)
+        assert again.rows[0]["warnings"] == (read if parsed else [warning])
+
+
+def test_a_page_of_rules_and_pictures_is_read_as_empty(config):
+    """Like financebench_pdf_dev's image-only pages: a rule across the top, a boxed picture."""
+    from PIL import Image, ImageDraw
+
+    from tests.ocr_pages import image_pdf
+
+    img = Image.new("L", (1700, 2200), 255)
+    d = ImageDraw.Draw(img)
+    d.line((40, 60, 1660, 60), fill=120, width=4)
+    d.rectangle((60, 1500, 180, 1640), outline=0, width=3)
+    d.ellipse((80, 1520, 160, 1600), fill=60)
+    data = image_pdf([None, img], text_pages={0: TEXT_PAGE})
+    doc = parse("rules", data, {}, ocr=config)
+    assert doc.warnings == [f"page 2: no text layer, and OCR found no text ({config.label})"]
+    assert {b.attrs["page"] for b in doc.blocks} == {1} and doc.parser_version == f"2_{config.key}"
+
+
 def test_a_page_over_its_time_limit_is_reported_not_fatal():
     tight = OcrConfig(timeout=0.001, workers=1)   # the engine's own deadline, 1 ms: stops any page
     mixed, _ = scanned_pdf(pages=2, seed=5, text_pages={0: TEXT_PAGE})

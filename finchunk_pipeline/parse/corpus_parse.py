@@ -135,9 +135,10 @@ def parse_one(rec: dict, raw_root: str, blocks_root: str, ocr: "OcrConfig | None
         key = spec.key_for(rec.get("language"))
         row["parser_key"], row["parser_version"] = key, spec.version
         plain = key, spec.version
-        key, row["parser_version"], ocr_now = stored_key(key, spec.version, ocr if spec.ocr else None, blocks, rec["sha"])
+        key, row["parser_version"], ocr_now, reusable = stored_key(key, spec.version, ocr if spec.ocr else None,
+                                                                   blocks, rec["sha"])
         row["parser_key"] = key
-        if blocks.intact(key, rec["sha"]):  # parsed before: its counts, without reading its blocks
+        if reusable and blocks.intact(key, rec["sha"]):  # parsed before: its counts, without reading its blocks
             row["blocks"], row["warnings"] = blocks.summary(key, rec["sha"])
             return row, "reused"
         n_controls = 0

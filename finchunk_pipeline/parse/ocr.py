@@ -11,7 +11,9 @@ model, language, resolution). A document stored with OCR is stored under its par
 plus this key (parse/corpus_parse.py), and only a document with image-only pages is: turning
 OCR on parses again exactly the documents whose stored warnings say a page had no text
 layer (``needs_ocr``); every other document keeps its blocks. The worker count and the time
-limit change no output that is kept (a timed-out page is reported), so they are not in it.
+limit change no output that is kept (a timed-out page is reported), so they are not in it:
+a document stored with a page whose OCR failed, or timed out under a shorter limit than the
+one set now, is read again (``ocr_retry``).
 
 Settings: ``FINCHUNK_OCR`` = off (default) | on | tesseract (``on``: the default engine);
 ``FINCHUNK_OCR_DPI`` (default 200); ``FINCHUNK_OCR_TIMEOUT``, seconds per page (default 60).
@@ -21,6 +23,7 @@ document is parsed.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass, replace
 
@@ -100,6 +103,22 @@ def from_settings(settings) -> OcrConfig | None:
 def needs_ocr(warnings: list[str]) -> bool:
     """A document parsed without OCR had a page with content but no text layer."""
     return any(w.endswith(NO_TEXT) for w in warnings)
+
+
+_TIMED_OUT = re.compile(r": no text layer, OCR timed out \(([\d.e+-]+) s per page\)")
+
+
+def ocr_retry(warnings: list[str], config: OcrConfig) -> bool:
+    """A document stored with OCR is read again when a page's OCR failed (a worker that died,
+    an engine error: maybe not the page's fault), or timed out under a shorter time limit
+    than ``config``'s; a page that timed out under this limit, or had no text, stays."""
+    for w in warnings:
+        if ": no text layer, OCR failed" in w:
+            return True
+        m = _TIMED_OUT.search(w)
+        if m and float(m.group(1)) < config.timeout:
+            return True
+    return False
 
 
 @dataclass

@@ -112,7 +112,10 @@ class Tesseract:
                 font = w.WordFontAttributes()
                 base = round((bl[0][1] + bl[1][1]) / 2) if bl else 0
                 size = float(font["pointsize"]) if font and font.get("pointsize") else 0.0
-            text = _clean(w.GetUTF8Text(RIL.WORD) or "")
+            try:
+                text = _clean(w.GetUTF8Text(RIL.WORD) or "")
+            except RuntimeError:   # an element without text (a rule, a picture): "No text returned"
+                continue
             box = w.BoundingBox(RIL.WORD)
             if not text or box is None:
                 continue
