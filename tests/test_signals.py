@@ -348,7 +348,8 @@ WAITING_RUN = textwrap.dedent('''
 
         def pieces(self, doc, params, meta):
             Path(os.environ["MARKERS"], str(os.getpid())).touch()
-            time.sleep(300)  # a stop signal interrupts this
+            for _ in range(3000):  # a stop signal interrupts this (short sleeps: a signal the kernel
+                time.sleep(0.1)    # hands another thread is handled when the main thread wakes)
             return []
 
     STRATEGIES["waits"] = Waits()
@@ -359,11 +360,69 @@ WAITING_RUN = textwrap.dedent('''
 ''')
 
 
-def test_a_worker_whose_run_was_interrupted_starts_no_further_run(tmp_path, default_corpus_copy, chunkers_file):
+class Terminal:
+    """A command as the foreground job of a pseudo-terminal (its controlling terminal): what a
+    user's shell runs, Ctrl-C and all. ``text()``: what the terminal showed."""
+
+    def __init__(self, cmd: list[str], env: dict, cwd):
+        import pty
+
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: a session leader with the terminal as its controlling one
+            try:
+                os.chdir(cwd)
+                os.execve(cmd[0], cmd, env)
+            finally:
+                os._exit(127)
+        self.data = b""
+        self.returncode: int | None = None
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:  # the terminal closed: every process holding it ended
+                return
+            if not chunk:
+                return
+            self.data += chunk
+
+    def text(self) -> str:
+        return self.data.decode(errors="replace").replace("\r\n", "\n")
+
+    def ctrl_c(self):
+        os.write(self.fd, b"\x03")  # the line discipline sends SIGINT to the foreground group
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float) -> int:
+        _wait_for(lambda: self.poll() is not None, "the command to end", timeout)
+        self.thread.join(5)
+        return self.returncode
+
+    def kill(self):
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+            self.wait(TIMEOUT)
+
+
+@pytest.mark.parametrize("ctrl_c", [False, True], ids=["SIGTERM", "ctrl-c"])
+def test_a_worker_whose_run_was_interrupted_starts_no_further_run(tmp_path, default_corpus_copy, chunkers_file,
+                                                                   ctrl_c):
     """--jobs 2 with four tasks: both workers inside their first run when SIGTERM comes. Dagster
     fails each run as interrupted and returns; the pool had already queued the next tasks to the
     workers, so each worker went on to start one (the reported "a worker started a new chunk-set
-    run 1.8 s after SIGTERM and finished it while the CLI printed 'nothing else was started'")."""
+    run 1.8 s after SIGTERM and finished it while the CLI printed 'nothing else was started'").
+    Either way one line says it: Dagster's console logger printed the interrupted steps and runs
+    with their stack traces, and Ctrl-C on a terminal also hit Dagster's helper processes of
+    each step (watch_orphans.py: a KeyboardInterrupt traceback each)."""
     script, markers = tmp_path / "run_waiting.py", tmp_path / "markers"
     script.write_text(WAITING_RUN)
     markers.mkdir()
@@ -376,20 +435,33 @@ def test_a_worker_whose_run_was_interrupted_starts_no_further_run(tmp_path, defa
     cmd = [sys.executable, str(script), "run", "--corpus", str(default_corpus_copy), "--out", str(tmp_path / "out"),
            "--data", str(tmp_path / "store"), "--chunkers", str(chunkers_file), "--retrievers", "bm25",
            "--jobs", "2"]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = Lines(proc.stdout), Lines(proc.stderr)
+    sig = signal.SIGINT if ctrl_c else signal.SIGTERM
+    if ctrl_c:
+        proc = Terminal(cmd, env, tmp_path)
+        said = proc.text
+    else:
+        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = Lines(proc.stdout), Lines(proc.stderr)
+        said = err.text
     try:
         _wait_for(lambda: len(list(markers.iterdir())) >= 2 or proc.poll() is not None, "both workers in a run")
-        assert proc.poll() is None, out.text() + err.text()
-        proc.send_signal(signal.SIGTERM)
+        assert proc.poll() is None, said()
+        time.sleep(1)  # both inside their sleep
+        if ctrl_c:
+            proc.ctrl_c()
+        else:
+            proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=TIMEOUT)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-    out.thread.join(5)
-    err.thread.join(5)
-    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, out.text(), err.text())
-    assert "nothing else was started" in err.text()
+        proc.kill()
+    if not ctrl_c:
+        out.thread.join(5)
+        err.thread.join(5)
+    assert proc.returncode == 128 + sig, (proc.returncode, said())
+    # one line says it (after the terminal's echo of ^C)
+    lines = [line for line in said().split("\n") if line.strip()]
+    lines = lines[next((i for i, line in enumerate(lines) if line.startswith("^C")), -1) + 1:] if ctrl_c else lines
+    assert len(lines) == 1 and f"interrupted by {sig.name}: stopped; nothing else was started" in lines[0], said()
     runs = _runs(tmp_path)
     started = sorted((r.job_name, r.tags.get("dagster/partition") or "") for r in runs)
     # the documents run and the two interrupted chunk sets; neither the third chunk set nor xbrl
@@ -397,7 +469,7 @@ def test_a_worker_whose_run_was_interrupted_starts_no_further_run(tmp_path, defa
         ["wait-a", "wait-b"], started
     assert len(runs) == 3, started
     assert all(r.status in (DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE) for r in runs)
-    pids = {int(r.tags[PID_TAG]) for r in runs if PID_TAG in r.tags} - {proc.pid}
+    pids = {int(r.tags[PID_TAG]) for r in runs if PID_TAG in r.tags}
     _wait_for(lambda: not any(process_alive(p) for p in pids), "the workers to end")
 
 

@@ -225,6 +225,61 @@ def signal_name(signum: int | None) -> str:
         return "a signal"
 
 
+# --- finchunk run on a terminal: the runs out of the terminal's reach --------------------------
+def terminal_foreground() -> bool:
+    """Whether this process is in the foreground process group of a terminal it writes to or
+    reads from: a Ctrl-C there signals every process of the group, Dagster's helpers included
+    (each step's compute-log ``tail`` and ``watch_orphans.py``, which print a KeyboardInterrupt
+    traceback each)."""
+    for fd in (0, 1, 2):
+        try:
+            if os.isatty(fd) and os.tcgetpgrp(fd) == os.getpgrp():
+                return True
+        except OSError:  # a terminal that is not this process's controlling terminal
+            continue
+    return False
+
+
+def relay(cmd: list[str]) -> int:
+    """Run ``cmd`` in a session of its own and pass it what the terminal sends this process:
+    SIGINT, SIGTERM, SIGHUP go to it alone (it stops as on a SIGTERM, its helpers quietly);
+    Ctrl-Z stops it with this process and fg / bg resume it. It gets SIGTERM if this process
+    dies (die_with_parent). Returns its exit code, 128 + the signal that ended it."""
+    received: list[int] = []
+    child: subprocess.Popen | None = None
+
+    def stop(signum, frame):
+        received.append(signum)
+
+    def suspend(signum, frame):  # Ctrl-Z: the child's group stops, then this process
+        if child is not None and child.poll() is None:
+            os.killpg(child.pid, signal.SIGSTOP)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTSTP)
+        # resumed (fg / bg)
+        signal.signal(signal.SIGTSTP, suspend)
+        if child is not None and child.poll() is None:
+            os.killpg(child.pid, signal.SIGCONT)
+
+    old = {s: signal.signal(s, stop) for s in STOP_SIGNALS}
+    old[signal.SIGTSTP] = signal.signal(signal.SIGTSTP, suspend)
+    try:
+        child = subprocess.Popen(cmd, start_new_session=True, preexec_fn=die_with_parent())
+        forwarded = 0
+        while child.poll() is None:
+            while forwarded < len(received):
+                child.send_signal(received[forwarded])
+                forwarded += 1
+            try:
+                child.wait(timeout=0.2)
+            except subprocess.TimeoutExpired:
+                pass
+        return child.returncode if child.returncode >= 0 else 128 - child.returncode
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
 # --- finchunk ui: a supervised child process group --------------------------------------------
 def _group_alive(pgid: int) -> bool:
     try:

@@ -1,4 +1,6 @@
-"""``finchunk run``: materialize the whole asset graph in-process, and ``finchunk ui``.
+"""``finchunk run``: the whole asset graph in-process, as runs of the code location's named
+jobs (documents_job, chunk_set_job per chunk set, xbrl_job, answers_job, report_job), and
+``finchunk ui``.
 
 Runs are recorded in a persistent Dagster instance (DAGSTER_HOME, default
 ``<project>/dagster_home``), so ``finchunk ui`` (or ``dagster dev`` with the same
@@ -15,8 +17,8 @@ from pathlib import Path
 
 from ..memory import limit_heap_retention, release
 from ..progress import TERMINAL_ENV
-from .process import (SignalWatch, reap_orphaned_runs, run_tags, signal_name, supervise, watch_worker_signals,
-                      worker_task)
+from .process import (SignalWatch, reap_orphaned_runs, relay, run_tags, signal_name, supervise,
+                      terminal_foreground, watch_worker_signals, worker_task)
 from ..settings import PROJECT_ROOT
 
 
@@ -96,27 +98,38 @@ def _runnable(configs: list, changes) -> list:
     return configs
 
 
+def _definitions(pipeline_config: dict, quiet: dict | None):
+    """The code location's jobs with this command's resources; quiet (no -v): Dagster's console
+    logger without the failures an interrupt causes (console_log.py)."""
+    from ..assets.resources import PipelineResource
+    from ..definitions import resources
+    from .console_log import quiet_loggers
+    from .named_runs import command_definitions
+
+    return command_definitions(resources(PipelineResource(**pipeline_config)),
+                               loggers=quiet_loggers() if quiet is not None else None)
+
+
 class _Steps:
-    """The in-process runs of one ``finchunk run``: each step one Dagster run; a failure is
-    reported and the remaining steps still run, a stop signal ends everything (KeyboardInterrupt)."""
+    """The in-process runs of one ``finchunk run``: each step one run of a named job of the code
+    location (named_runs.py: the UI lists them under the job, on the Overview timeline too); a
+    failure is reported and the remaining steps still run, a stop signal ends everything
+    (KeyboardInterrupt)."""
 
-    def __init__(self, instance, run_resources, quiet: dict | None, watch):
-        from ..definitions import ALL_CHECKS, PIPELINE_ASSETS
-
-        self.instance, self.resources, self.quiet, self.watch = instance, run_resources, quiet, watch
-        self.assets = [*PIPELINE_ASSETS, *ALL_CHECKS]  # checks run with the assets they gate
+    def __init__(self, instance, definitions, quiet: dict | None, watch):
+        self.instance, self.definitions, self.quiet, self.watch = instance, definitions, quiet, watch
         self.tags = run_tags()  # names this process on its runs: a later start can tell they were orphaned
         self.runs: list[str] = []
         self.failures: list[str] = []
 
-    def __call__(self, label: str, **kwargs) -> bool:
-        from dagster import materialize
+    def __call__(self, label: str, job_name: str, partition_key: str | None = None,
+                 run_config: dict | None = None) -> bool:
+        from .named_runs import execute_job
 
         t0 = time.perf_counter()
         print(f"  {label} ...", flush=True)  # long stages print progress lines below it (stderr)
-        kwargs.setdefault("run_config", self.quiet)
-        result = materialize(self.assets, instance=self.instance, resources=self.resources,
-                             raise_on_error=False, tags=self.tags, **kwargs)
+        result = execute_job(self.definitions, job_name, self.instance, partition_key=partition_key,
+                             run_config=self.quiet if run_config is None else run_config, tags=self.tags)
         release()  # what the run dropped goes back to the system before the next one (memory.py)
         self.runs.append(result.run_id)
         if self.watch.received():  # Dagster took the signal inside the run and failed it as interrupted
@@ -133,13 +146,7 @@ class _Steps:
 def _all_steps(step: _Steps, args, configs: list, pipeline_config: dict) -> bool:
     """Documents, every chunk set (in --jobs processes or one after the other) and the xbrl
     branch, the answers if asked, the report. False: the documents stage failed."""
-    from ..assets.documents import parsed_blocks, raw_documents
-    from ..assets.evaluation import evaluation_report
-    from ..assets.gold import generated_gold
-    from ..definitions import partitioned_assets, xbrl_assets
-
-    if not step("documents: raw_documents, parsed_blocks, generated_gold",
-                selection=[raw_documents, parsed_blocks, generated_gold]):
+    if not step("documents: raw_documents, parsed_blocks, generated_gold", "documents_job"):
         print("\n".join(["", "the documents stage failed; nothing else can run:", *step.failures]), file=sys.stderr)
         return False
     xbrl_label = "xbrl: facts into DuckDB, derived quarters, point-in-time answers"
@@ -149,15 +156,13 @@ def _all_steps(step: _Steps, args, configs: list, pipeline_config: dict) -> bool
         step.failures.extend(run_concurrently(tasks, pipeline_config, step.quiet, args.jobs, step.watch))
     else:
         for label, config in zip(labels, configs):
-            step(label, selection=partitioned_assets(), partition_key=config.name)
-        step(xbrl_label, selection=xbrl_assets())
+            step(label, "chunk_set_job", partition_key=config.name)
+        step(xbrl_label, "xbrl_job")
     if args.answers is not None:
-        from ..assets.answers import answers
-
         answers_config = {"ops": {"answers": {"config": {"sample": args.answers}}}}
-        step(f"answers: {args.answers} questions side by side", selection=[answers],
+        step(f"answers: {args.answers} questions side by side", "answers_job",
              run_config={**(step.quiet or {}), **answers_config})
-    step("evaluation_report", selection=[evaluation_report])
+    step("evaluation_report", "report_job")
     return True
 
 
@@ -193,6 +198,11 @@ def _stopped(watch, instance, runs: list[str]) -> int:
 
 
 def run(args) -> int:
+    if sys.argv[1:2] == ["run"] and terminal_foreground():
+        # the foreground job of a terminal: the command again in its own session, this process
+        # relaying Ctrl-C to it alone, so that Dagster's helper processes in its runs (compute-log
+        # tail, watch_orphans.py) are not hit by the terminal's SIGINT and print no tracebacks
+        return relay([sys.executable, *sys.orig_argv[1:]])
     # configuring Dagster and the child processes, not reading our settings (settings.py does):
     # the instance's home, and progress lines on the terminal for parsing, chunking, embedding
     dagster_home()
@@ -202,7 +212,6 @@ def run(args) -> int:
 
     from ..assets.resources import PipelineResource
     from ..assets.sensors import apply_partition_changes, partition_changes
-    from ..definitions import resources
 
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
@@ -226,7 +235,7 @@ def run(args) -> int:
     # SIGINT (Ctrl-C), SIGTERM, SIGHUP: the run in progress fails as interrupted, nothing after
     # it starts, and the command exits 128 + the signal's number
     with SignalWatch() as watch:
-        step = _Steps(instance, resources(pipeline), quiet, watch)
+        step = _Steps(instance, _definitions(pipeline_config, quiet), quiet, watch)
         try:
             t_all = time.perf_counter()
             if not _all_steps(step, args, configs, pipeline_config):
@@ -245,20 +254,18 @@ def _interrupted(instance, run_id: str) -> bool:
 
 
 def _run_task(pipeline_config: dict, partition_key: str | None, run_config: dict | None) -> dict:
-    """In a worker process: one chunk set's partition (or, for None, the xbrl branch) as its
-    own Dagster run in the persistent instance. Returns a picklable summary."""
-    from dagster import DagsterInstance, materialize
+    """In a worker process: one chunk set's partition of chunk_set_job (or, for None, xbrl_job)
+    as its own Dagster run in the persistent instance. Returns a picklable summary."""
+    from dagster import DagsterInstance
 
-    from ..assets.resources import PipelineResource
-    from ..definitions import ALL_CHECKS, PIPELINE_ASSETS, partitioned_assets, resources, xbrl_assets
+    from .named_runs import execute_job
 
     t0 = time.perf_counter()
-    selection = partitioned_assets() if partition_key is not None else xbrl_assets()
+    job_name = "chunk_set_job" if partition_key is not None else "xbrl_job"
     # after a stop signal this worker starts nothing (its interrupted run returned normally)
     with worker_task(), DagsterInstance.get() as instance:
-        result = materialize([*PIPELINE_ASSETS, *ALL_CHECKS], instance=instance,
-                             resources=resources(PipelineResource(**pipeline_config)), run_config=run_config,
-                             raise_on_error=False, selection=selection, partition_key=partition_key,
+        result = execute_job(_definitions(pipeline_config, run_config), job_name, instance,
+                             partition_key=partition_key, run_config=run_config,
                              tags=run_tags())  # this worker's pid: its runs are reaped if it is killed
     return {"success": result.success, "run_id": result.run_id, "messages": _failure_messages(result),
             "seconds": time.perf_counter() - t0}
