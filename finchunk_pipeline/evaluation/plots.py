@@ -6,6 +6,11 @@
 - recall_by_type.png: recall@5 by question type as a heat map (chunk sets x types, the value
   in each cell), global mode, one panel per retriever: readable with any number of sets.
 - header_ablation.png: recall at the 1500-character budget per strategy, with vs without header.
+
+Every figure is at most ``MAX_WIDTH_IN`` x ``DPI`` = 1,100 px wide, whatever the number of
+retrievers, chunk sets or question types: panels go in rows of two (one heat map a row), so
+the Dagster UI's Markdown dialog (~1,280 px, images at their natural width) shows them whole —
+one panel per retriever side by side made 2,310-4,983 px, cut off at the dialog's edge.
 """
 from __future__ import annotations
 
@@ -15,6 +20,9 @@ from .budget import REPORT_BUDGET
 
 HIGHLIGHT_EVIDENCE = 4
 HIGHLIGHT_PLAIN = 2
+DPI = 110
+MAX_WIDTH_IN = 10.0  # 1,100 px at DPI
+PANELS_PER_ROW = 2
 
 
 def _plt():
@@ -41,9 +49,13 @@ def recall_vs_chars(report: dict, path: Path) -> Path | None:
     plt = _plt()
     budget = (report.get("summary") or {}).get("recommend_budget") or REPORT_BUDGET
     retrievers = sorted({e["retriever"] for e in entries})
-    fig, axes = plt.subplots(1, len(retrievers), figsize=(7 * len(retrievers), 4.8), squeeze=False)
+    cols = min(PANELS_PER_ROW, len(retrievers))
+    rows = -(-len(retrievers) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(min(MAX_WIDTH_IN, 6.4 * cols), 4.4 * rows), squeeze=False)
+    for ax in axes.flat[len(retrievers):]:
+        ax.set_visible(False)
     palette = plt.get_cmap("tab10")
-    for ax, r in zip(axes[0], retrievers):
+    for ax, r in zip(axes.flat, retrievers):
         mine = sorted((e for e in entries if e["retriever"] == r), key=lambda e: -_at(e, budget))
         shown = ([e for e in mine if e.get("family") == "evidence"][:HIGHLIGHT_EVIDENCE]
                  + [e for e in mine if e.get("family") == "plain"][:HIGHLIGHT_PLAIN])
@@ -59,14 +71,17 @@ def recall_vs_chars(report: dict, path: Path) -> Path | None:
                     color=palette(i % 10), label=f"{e['name']}{' (baseline)' if e.get('family') == 'plain' else ''}",
                     zorder=2)
         ax.set_xscale("log")
-        ax.set_title(f"{r}, global: recall vs context budget (grey: other chunk sets)")
-        ax.set_xlabel("context budget (characters delivered, log scale)")
+        ticks = sorted({p["chars"] for e in mine for p in e["budget"]})  # the budgets, not 6x10^2 ...
+        ax.set_xticks(ticks, [f"{t:,}" for t in ticks], fontsize=7)
+        ax.set_xticks([], minor=True)
+        ax.set_title(f"{r}, global: recall vs budget (grey: other sets)", fontsize=10)
+        ax.set_xlabel("context budget (characters delivered, log scale)", fontsize=9)
         ax.set_ylabel("recall (%)")
         ax.set_ylim(0, 100)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 
@@ -80,9 +95,10 @@ def recall_by_type(report: dict, path: Path) -> Path | None:
     retrievers = sorted({e["retriever"] for e in entries})
     per = {r: sorted((e for e in entries if e["retriever"] == r), key=lambda e: e["name"]) for r in retrievers}
     rows = max(len(v) for v in per.values())
-    fig, axes = plt.subplots(1, len(retrievers), figsize=(max(6, 1.1 * len(types) + 3) * len(retrievers),
-                                                          0.32 * rows + 2), squeeze=False)
-    for ax, r in zip(axes[0], retrievers):
+    # one heat map a row: its columns (question types) and labels need the width
+    fig, axes = plt.subplots(len(retrievers), 1, figsize=(min(MAX_WIDTH_IN, max(6, 0.75 * len(types) + 3)),
+                                                          (0.3 * rows + 1.8) * len(retrievers)), squeeze=False)
+    for ax, r in zip(axes.flat, retrievers):
         sets = per[r]
         grid = [[100 * (((e.get("by_type") or {}).get(t) or {}).get("recall") or 0) for t in types] for e in sets]
         im = ax.imshow(grid, cmap="viridis", vmin=0, vmax=100, aspect="auto")
@@ -95,7 +111,7 @@ def recall_by_type(report: dict, path: Path) -> Path | None:
         ax.set_title(f"recall@5 by question type ({r}, global)")
         fig.colorbar(im, ax=ax, fraction=0.03)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 
@@ -112,18 +128,20 @@ def header_ablation(report: dict, path: Path) -> Path | None:
     if not pairs:
         return None
     plt = _plt()
-    labels = [f"{s.split(' ')[0]}\n{r}" for s, r in pairs]
-    fig, ax = plt.subplots(figsize=(max(6, 1.5 * len(labels)), 4.2))
+    crowded = 1.5 * len(pairs) > MAX_WIDTH_IN  # more pairs than fit side by side at full size
+    labels = [f"{s.split(' ')[0]}{' · ' if crowded else chr(10)}{r}" for s, r in pairs]
+    fig, ax = plt.subplots(figsize=(min(MAX_WIDTH_IN, max(6, 1.5 * len(labels))), 4.2))
     xs = range(len(labels))
     ax.bar([x - 0.2 for x in xs], [v[False] for v in pairs.values()], 0.4, label="no header")
     ax.bar([x + 0.2 for x in xs], [v[True] for v in pairs.values()], 0.4, label="with header")
-    ax.set_xticks(list(xs), labels)
+    ax.set_xticks(list(xs), labels, fontsize=7 if crowded else None, rotation=60 if crowded else 0,
+                  ha="right" if crowded else "center", rotation_mode="anchor")
     ax.set_ylabel(f"recall at {REPORT_BUDGET} chars (%)")
     ax.set_ylim(0, 100)
     ax.set_title("Header ablation (global)")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 
