@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from dagster import DagsterInstance, DagsterRun, DagsterRunStatus
+from dagster import DagsterEventType, DagsterInstance, DagsterRun, DagsterRunStatus
 
 from finchunk_pipeline.chunking.strategy import Strategy
 from finchunk_pipeline.cli.process import (HOST_TAG, PID_TAG, START_TAG, process_alive, process_start,
@@ -485,3 +485,35 @@ def test_supervised_dev_server_dies_with_a_killed_supervisor(tmp_path):
         for pid in (child, grandchild):
             if process_alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_signal_before_dagster_handles_interrupts_still_stops_that_run(tmp_path, default_corpus_copy,
+                                                                        chunkers_file, monkeypatch, capsys):
+    """A stop signal after the run is created but before Dagster's handler is in place is taken
+    by finchunk run's own handler: held back (not raised into the instance's storage calls) and
+    handed to Dagster once it handles interrupts, so the run fails as interrupted at its first
+    step instead of running to its end."""
+    from finchunk_pipeline.cli import main
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    real = DagsterInstance.create_run_for_job
+
+    def create_then_signal(self, *args, **kwargs):
+        run = real(self, *args, **kwargs)
+        if run.job_name == "chunk_set_job":
+            os.kill(os.getpid(), signal.SIGTERM)
+        return run
+
+    monkeypatch.setattr(DagsterInstance, "create_run_for_job", create_then_signal)
+    rc = main(["run", "--corpus", str(default_corpus_copy), "--out", str(tmp_path / "out"), "--data",
+               str(tmp_path / "store"), "--chunkers", str(chunkers_file), "--retrievers", "bm25"])
+    captured = capsys.readouterr()
+    assert rc == 128 + signal.SIGTERM, captured.err
+    assert "chunk set 2/3" not in captured.out
+    with DagsterInstance.get() as instance:
+        runs = {r.job_name: r for r in instance.get_runs()}
+        assert sorted(runs) == ["chunk_set_job", "documents_job"]
+        assert runs["chunk_set_job"].status == DagsterRunStatus.FAILURE
+        assert runs["chunk_set_job"].tags.get("dagster/failure_reason") == "UNEXPECTED_TERMINATION"
+        materialized = instance.all_logs(runs["chunk_set_job"].run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION)
+        assert not materialized  # interrupted at its first step

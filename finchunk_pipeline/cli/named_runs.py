@@ -8,11 +8,15 @@ run without a remote origin. The UI's Overview timeline drops every run without 
 origin (ui-core useRunsForTimeline: ``if (!run.repositoryOrigin) return``), so 24 successful
 runs showed as "No runs or scheduled ticks". Here the run is created as the webserver creates
 a launched one — with the job's remote origin, naming workspace.yaml's code location and the
-single repository of a Definitions object — and executed by Dagster's ``execute_run`` in this
-process, as a run worker would.
+single repository of a Definitions object — and executed by Dagster's ``execute_run_iterator``
+in this process, as a run worker does.
 """
 from __future__ import annotations
 
+import os
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..settings import PROJECT_ROOT
@@ -51,15 +55,31 @@ def job_origin(job_name: str):
     return RemoteJobOrigin(repository_origin=repository, job_name=job_name)
 
 
+@dataclass
+class RunOutcome:
+    """What ``finchunk run`` needs of a finished run."""
+
+    run_id: str
+    success: bool
+    all_events: list = field(default_factory=list)
+
+
 def execute_job(definitions, job_name: str, instance, *, partition_key: str | None = None,
-                run_config: dict | None = None, tags: dict | None = None):
+                run_config: dict | None = None, tags: dict | None = None,
+                stop_requested: Callable[[], object] | None = None) -> RunOutcome:
     """Run ``job_name`` of ``definitions`` in this process as a run of the code location's job
-    (one partition of it for ``partition_key``). Failures are in the result, not raised.
-    Returns Dagster's JobExecutionResult (``success``, ``run_id``, ``all_events``)."""
+    (one partition of it for ``partition_key``). Failures are in the outcome, not raised.
+
+    ``stop_requested``: whether a stop signal came that Dagster's own handler did not see (this
+    process's handler took it). Checked before the run is created (then KeyboardInterrupt, no
+    run) and once Dagster handles interrupts (its first event): a signal that came in between is
+    sent again, so Dagster fails the run as interrupted instead of running it to the end."""
     from dagster._core.definitions.job_base import InMemoryJob
-    from dagster._core.execution.api import create_execution_plan, execute_run
+    from dagster._core.execution.api import create_execution_plan, execute_run_iterator
     from dagster._core.execution.execute_in_process import merge_run_tags
 
+    if stop_requested is not None and stop_requested():
+        raise KeyboardInterrupt
     job_def = definitions.resolve_job_def(job_name)
     run_config = run_config or {}
     # the partition's tags as execute_in_process gives them (dagster/partition, ...)
@@ -69,4 +89,10 @@ def execute_job(definitions, job_name: str, instance, *, partition_key: str | No
                                  instance_ref=instance.get_ref() if instance.is_persistent else None)
     run = instance.create_run_for_job(job_def=job_def, execution_plan=plan, run_config=run_config, tags=run_tags,
                                       remote_job_origin=job_origin(job_name))
-    return execute_run(job, run, instance, raise_on_error=False)
+    events = []
+    for event in execute_run_iterator(job, run, instance):
+        if not events and stop_requested is not None and stop_requested():
+            os.kill(os.getpid(), signal.SIGINT)  # now Dagster's handler takes it (SIGTERM maps to it)
+        events.append(event)
+    finished = instance.get_run_by_id(run.run_id)
+    return RunOutcome(run.run_id, finished is not None and finished.is_success, events)

@@ -173,7 +173,8 @@ class WorkerSignals(SignalWatch):
     the pool hands the worker its next queued task. So every signal is recorded (the wakeup fd
     sees Dagster's too), and ``task()`` refuses to start once one came: a stopped command's
     workers start nothing new. Between tasks a signal ends the worker (SystemExit: no traceback);
-    inside a task but outside a run it raises KeyboardInterrupt, once."""
+    inside a task but outside the run it is only recorded — the task passes ``received`` to
+    named_runs.execute_job, which hands it to Dagster once Dagster handles interrupts."""
 
     def __init__(self):
         super().__init__()
@@ -183,9 +184,6 @@ class WorkerSignals(SignalWatch):
         self.signum = self.signum or signum
         if not self.busy:
             sys.exit(128 + signum)
-        if not self._raised:
-            self._raised = True
-            raise KeyboardInterrupt
 
     @contextmanager
     def task(self):

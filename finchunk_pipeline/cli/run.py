@@ -128,10 +128,14 @@ class _Steps:
 
         t0 = time.perf_counter()
         print(f"  {label} ...", flush=True)  # long stages print progress lines below it (stderr)
-        result = execute_job(self.definitions, job_name, self.instance, partition_key=partition_key,
-                             run_config=self.quiet if run_config is None else run_config, tags=self.tags)
+        # a stop signal outside the run (Dagster handles those inside) is held back to its end, not
+        # raised into the instance's storage calls; one before the run starts stops it (named_runs.py)
+        with self.watch.deferred():
+            result = execute_job(self.definitions, job_name, self.instance, partition_key=partition_key,
+                                 run_config=self.quiet if run_config is None else run_config, tags=self.tags,
+                                 stop_requested=self.watch.received)
+            self.runs.append(result.run_id)
         release()  # what the run dropped goes back to the system before the next one (memory.py)
-        self.runs.append(result.run_id)
         if self.watch.received():  # Dagster took the signal inside the run and failed it as interrupted
             raise KeyboardInterrupt
         if result.success:
@@ -263,10 +267,11 @@ def _run_task(pipeline_config: dict, partition_key: str | None, run_config: dict
     t0 = time.perf_counter()
     job_name = "chunk_set_job" if partition_key is not None else "xbrl_job"
     # after a stop signal this worker starts nothing (its interrupted run returned normally)
-    with worker_task(), DagsterInstance.get() as instance:
+    with worker_task() as signals, DagsterInstance.get() as instance:
         result = execute_job(_definitions(pipeline_config, run_config), job_name, instance,
                              partition_key=partition_key, run_config=run_config,
-                             tags=run_tags())  # this worker's pid: its runs are reaped if it is killed
+                             tags=run_tags(),  # this worker's pid: its runs are reaped if it is killed
+                             stop_requested=signals.received)
     return {"success": result.success, "run_id": result.run_id, "messages": _failure_messages(result),
             "seconds": time.perf_counter() - t0}
 
