@@ -75,3 +75,12 @@ def test_report_rows_and_their_markdown():
     lines = markdown(rows)
     assert lines[0].startswith("**Out of fold**") and "| bm25 | global | 1,500 | 80 (40) |" in lines[4]
     assert markdown([]) == []
+
+
+def test_no_out_of_fold_choice_when_every_document_is_in_one_fold():
+    """A corpus of one document (or questions about one) has no fold to choose on: no result,
+    not a division by zero (the report of test_pipeline_dagster's one-document corpus)."""
+    qdocs = {"q1": "d1", "q2": "d1"}
+    a = Side("evidence", {"e": {"q1": 1.0, "q2": 0.0}})
+    b = Side("plain", {"p": {"q1": 0.0, "q2": 1.0}})
+    assert compare_out_of_fold(a, b, qdocs, k=4) is None

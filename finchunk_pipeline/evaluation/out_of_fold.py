@@ -77,6 +77,8 @@ def compare_out_of_fold(a: Side, b: Side, question_docs: Mapping[str, str], k: i
         chosen.append({"fold": f, "questions": len(held), "a": ca, "b": cb})
         oof_a += [a.recalls[ca][q] for q in held]
         oof_b += [b.recalls[cb][q] for q in held]
+    if not oof_a:  # every document in one fold: nothing is chosen without its own questions
+        return None
     return {"k": k, "questions": len(questions), "documents": len(set(question_docs[q] for q in questions)),
             "in_sample": in_sample, "out_of_fold": {**_gain(oof_a, oof_b), "chosen": chosen}}
 
