@@ -113,6 +113,7 @@ def main() -> int:
     ap.add_argument("--evidence", help="the evidence-aware set (default: the cell's best)")
     ap.add_argument("--plain", help="the plain set (default: the cell's best)")
     ap.add_argument("--examples", type=int, default=12, help="questions listed (losses first)")
+    ap.add_argument("--type", help="list only questions of this question type")
     ap.add_argument("--json", help="also write the per-question rows here")
     args = ap.parse_args()
 
@@ -156,7 +157,7 @@ def main() -> int:
 
     corpus = pipeline.corpus()
     questions = corpus.questions.set_index("question_id", drop=False)
-    listed = (lost + won)[:args.examples] if args.examples else []
+    listed = [i for i in lost + won if args.type in (None, types[i])][:args.examples] if args.examples else []
     rows = []
     if listed:
         qs = questions.loc[listed]

@@ -83,8 +83,8 @@ def test_peer_spans_are_exact_on_every_document_class(strategy):
 
 
 def test_located_spans_follow_a_cursor():
-    """A repeated phrase is found where the splitter took it: after the previous chunk's end
-    (no overlap) or just after its start (overlap) — never an earlier occurrence."""
+    """A repeated phrase is found where the splitter took it: from the previous chunk's end
+    (no overlap) or from its start (overlap) — never an earlier occurrence."""
     from finchunk_pipeline.chunking.peers.spans import located
     from finchunk_pipeline.parse.model import ParsedDocument
 
@@ -94,6 +94,9 @@ def test_located_spans_follow_a_cursor():
         (0, 17), (18, 24), (25, 42), (43, 47)]
     assert located(doc, ["Total revenue 10. Notes.", "Notes. Total revenue 10.", "Total revenue 10. End."],
                    "x", True) == [(0, 24), (18, 42), (25, 47)]
+    # an overlap that repeats all of a short chunk: the next starts where it did (LlamaIndex on
+    # a 10-K: "June 30," then "June 30, 2023 ...")
+    assert located(doc, ["Total", "Total revenue 10.", "10. Notes."], "x", True) == [(0, 5), (0, 17), (14, 24)]
 
 
 @pytest.mark.parametrize("strategy", ["llamaindex_sentence", "llamaindex_markdown"])

@@ -2,9 +2,10 @@
 
 ``checked``: the library reports where a chunk starts; the view text there must be the
 chunk's text. ``located``: the library reports no offsets; each chunk is searched in the view
-from a cursor that only moves forward (after the previous chunk's end, or — for a splitter
-that repeats an overlap — after the previous chunk's start), so a repeated phrase is found
-where the library took it, not earlier. Either way a chunk that is not where it should be is
+from a cursor that only moves forward (from the previous chunk's end, or — for a splitter
+that repeats an overlap — from the previous chunk's start: an overlap may repeat all of a short
+chunk, so the next one can start where it did), so a repeated phrase is found where the
+library took it, not earlier. Either way a chunk that is not where it should be is
 an error naming the document and the library: a span is never guessed.
 """
 from __future__ import annotations
@@ -48,7 +49,7 @@ def located(doc: ParsedDocument, texts: Iterable[str], who: str, overlapping: bo
             start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """The (start, end) of each chunk text in ``doc.view_text[start:end]``, in order.
     ``overlapping``: the splitter repeats the end of a chunk at the start of the next, so the
-    next is searched from just after the previous chunk's start (else after its end).
+    next is searched from the previous chunk's start (else from its end).
     Whitespace-only chunks are left out. ValueError naming the document when a chunk is not
     in the view text after the cursor (the library changed the text: no exact span exists)."""
     view = doc.view_text
@@ -63,7 +64,7 @@ def located(doc: ParsedDocument, texts: Iterable[str], who: str, overlapping: bo
                              f"position {cursor} (its text was changed; no exact span): {text[:80]!r}")
         e = s + len(text)
         out.append((s, e))
-        cursor = s + 1 if overlapping else e
+        cursor = s if overlapping else e
     return out
 
 
