@@ -38,7 +38,8 @@ DECLARED = {
     "structure-e": ("8e9681d9", "structure-e-a7486282", "structure-e-8e9681d9"),
     "recursive-e": ("c06550eb", "recursive-e-b1ec2506", "recursive-e-c06550eb"),
 }
-OPTIONAL_LIBRARY = {"langchain-recursive", "chonkie-recursive"}
+OPTIONAL_LIBRARY = {"langchain-recursive", "chonkie-recursive", "langchain-1000", "langchain-1000-h", "semchunk-1000",
+                    "semchunk-1000-h"}
 
 # ChunkerConfig(f"t-{strategy}", strategy, header=..., token_safe=...).version_name
 BUILT: dict[tuple[str, bool, bool], str] = {
