@@ -20,7 +20,7 @@ def _args(tmp_path, corpus, chunkers):
             "--chunkers", str(chunkers), "--retrievers", "bm25"]
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("jobs", ["1", pytest.param("2", marks=pytest.mark.slow)])
 def test_finchunk_run_launches_the_named_jobs_of_the_code_location(tmp_path, default_corpus_copy, chunkers_file,
                                                                     monkeypatch, jobs):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from dagster import AssetKey, DagsterInstance, build_sensor_context
 
 from finchunk_pipeline.assets.partitions import chunk_set_partitions
@@ -42,6 +43,7 @@ def test_a_tick_that_retires_a_chunk_set_runs_report_job(chunkers_file):
     assert tick.skip_message is None  # a tick with a run: "1 requested"
 
 
+@pytest.mark.slow  # runs the whole graph once
 def test_the_report_leaves_out_a_chunk_set_that_cannot_run_here(tmp_path, default_corpus_copy, chunkers_file,
                                                                  monkeypatch):
     """The sensor retires a declared chunk set that cannot run here: the report its tick
