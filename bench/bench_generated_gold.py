@@ -38,11 +38,65 @@ CELLS = ("bm25/global/1500", "bm25/filtered/2000", "bm25/filtered/5000", "bm25/g
 
 
 def recalls(report: dict, retriever: str, mode: str, budget: int) -> dict[str, float]:
+    if "restricted" in report:  # per-question recalls restricted to some documents' questions
+        return report["restricted"](retriever, mode, budget)
     return {e["name"]: at_budget(e.get("budget"), budget) for e in report["chunk_sets"]
             if e.get("retriever") == retriever and e.get("mode") == mode and e.get("budget")}
 
 
+def restricted(corpus: str, data: str, chunkers: str | None, report: dict, docs: set[str] | None,
+               gold: str = "human") -> dict:
+    """``report`` whose recalls are recomputed from the run's stored per-question recalls on
+    question set ``gold`` ("human": the corpus's own; "generated"), on the questions about
+    ``docs`` only when given (both question sets on the same documents)."""
+    from finchunk_pipeline.chunking.config import load_chunker_configs
+    from finchunk_pipeline.corpus import load_corpus
+    from finchunk_pipeline.evaluation.corpus_report import stored_evaluations
+    from finchunk_pipeline.evaluation.out_of_fold import per_question
+    from finchunk_pipeline.settings import Settings
+    from finchunk_pipeline.workspace import Workspace
+
+    from finchunk_pipeline.evaluation.xbrl_gold.stored import GoldFiles
+
+    settings = Settings.from_env(os.environ).with_paths(corpus=corpus, data=data, chunkers=chunkers)
+    ws = Workspace(settings)
+    q = load_corpus(corpus).questions if gold == "human" else GoldFiles(ws.generated_gold_dir).read()[0]
+    keep = {qid for qid, d in zip(q["question_id"], q["doc_ids"])
+            if d is not None and len(d) and (docs is None or set(d) <= docs)}
+    entries = stored_evaluations(ws, load_chunker_configs(settings.chunkers_file), gold).entries
+
+    def fn(retriever, mode, budget):
+        out = {}
+        for e in entries:
+            if e.get("retriever") == retriever and e.get("mode") == mode:
+                r = [v for qid, v in per_question(e, budget).items() if qid in keep]
+                if r:
+                    out[e["name"]] = sum(r) / len(r)
+        return out
+
+    qdocs = {qid: list(d)[0] for qid, d in zip(q["question_id"], q["doc_ids"]) if qid in keep}
+
+    def fam(retriever, mode, budget):
+        from finchunk_pipeline.evaluation.out_of_fold import compare_out_of_fold, sides
+
+        kept = [{**e, "per_question": {"ids": [i for i in e["per_question"]["ids"] if i in keep],
+                                       "recall": {str(budget): [v for i, v in zip(e["per_question"]["ids"],
+                                                  e["per_question"]["recall"][str(budget)]) if i in keep]}}}
+                for e in entries if e.get("per_question") and str(budget) in e["per_question"].get("recall", {})]
+        r = compare_out_of_fold(*sides(kept, retriever, mode, budget, lambda e: e.get("family")), qdocs)
+        if r is None:
+            return "–"
+        i, o = r["in_sample"], r["out_of_fold"]
+        return (f"{i['a']} {100 * i['a_recall']:.1f} vs {i['b']} {100 * i['b_recall']:.1f}, {100 * i['gain']:+.1f} "
+                f"[{100 * i['ci_low']:+.1f}, {100 * i['ci_high']:+.1f}]; out of fold {100 * o['gain']:+.1f} "
+                f"[{100 * o['ci_low']:+.1f}, {100 * o['ci_high']:+.1f}]")
+
+    return {**report, "restricted": fn, "family": fam, "kept_questions": len(keep)}
+
+
 def family_row(report: dict, retriever: str, mode: str, budget: int) -> str:
+    if "family" in report:
+        return report["family"](retriever, mode, budget)
     for r in (report.get("summary") or {}).get("families") or []:
         if (r["retriever"], r["mode"], r["budget"]) == (retriever, mode, budget):
             return (f"{r['evidence']} {100 * r['evidence_recall']:.1f} vs {r['plain']} {100 * r['plain_recall']:.1f}, "
@@ -75,15 +129,31 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", required=True, help="the iXBRL corpus the generated gold came from")
     ap.add_argument("--generated", required=True, help="evaluation.json of the run on generated gold (row+header)")
+    ap.add_argument("--generated-stored", nargs=2, metavar=("CORPUS", "DATA"), default=None,
+                    help="read the generated gold's recalls from that run's stored evaluation-generated.json files "
+                         "(a corpus with questions of its own, whose report holds the corpus's questions)")
     ap.add_argument("--row", default=None, help="evaluation.json of the run on generated gold (row alone)")
     ap.add_argument("--human", default=None, help="evaluation.json of a run on human questions")
     ap.add_argument("--human-label", default="human questions")
+    ap.add_argument("--human-on-generated-docs", nargs=2, metavar=("CORPUS", "DATA"), default=None,
+                    help="rank the human run's chunk sets on its questions about the filings of the generated "
+                         "gold only (the run's corpus and data root; both question sets on the same documents)")
     ap.add_argument("--cells", default=",".join(CELLS))
+    ap.add_argument("--chunkers", default=None, help="the runs' chunker file (for the stored evaluations' versions)")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
     gen = json.loads(Path(args.generated).read_text())
+    if args.generated_stored:
+        gen = restricted(*args.generated_stored, args.chunkers, gen.get("generated_gold", {}).get("report") or gen, None,
+                         gold="generated")
     row = json.loads(Path(args.row).read_text()) if args.row else None
     human = json.loads(Path(args.human).read_text()) if args.human else None
+    if human is not None and args.human_on_generated_docs:
+        from finchunk_pipeline.evaluation.xbrl_gold.corpus import parsed_filings
+
+        docs = {f.doc.doc_id for f in parsed_filings(Path(args.corpus), {})}
+        human = restricted(*args.human_on_generated_docs, args.chunkers, human, docs)
+        args.human_label += f" ({human['kept_questions']} on the same {len(docs)} filings)"
     lines = ["## The generator", ""] + generator_lines(args.corpus)
     lines += ["## Rankings of the chunk sets (Spearman), and best evidence-aware vs best plain", "",
               "| cell | sets | row+header vs row | generated vs " + args.human_label + " | generated: best vs best | "

@@ -173,3 +173,57 @@ def test_a_new_users_path_from_ixbrl_filings_to_a_recommended_policy(tmp_path, m
     assert report["summary"]["recommendations"], "a recommended policy from generated gold"
     md = (tmp_path / "out" / "evaluation.md").read_text()
     assert "**Evaluated on generated gold.**" in md.split("## Summary")[0]
+
+
+class _Remote:
+    """A remote data root: push copies local files there, pull copies them back."""
+
+    def __init__(self, local, remote):
+        self.local, self.remote = local, remote
+
+    def _copy(self, paths, src, dst):
+        import shutil
+
+        for p in paths:
+            rel = p.relative_to(src)
+            if p.exists():
+                (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(p, dst / rel)
+
+    def push(self, *paths):
+        self._copy([p for p in paths], self.local, self.remote)
+
+    def pull(self, *paths):
+        self._copy([self.remote / p.relative_to(self.local) for p in paths], self.remote, self.local)
+
+
+def test_a_corpus_without_tagged_facts_stores_no_questions_even_through_a_remote(tmp_path):
+    """Generated gold that became empty (the filings replaced, or generation switched off) must
+    not come back from a remote data root's copy (it did: the empty set was pushed, removed
+    locally only, pulled back, and the evaluation failed on it)."""
+    import shutil
+
+    from finchunk_pipeline.evaluation.xbrl_gold.stored import GoldFiles, GoldOptions, build_generated_gold
+    from finchunk_pipeline.parse.store import BlockStore
+
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    blocks = BlockStore(local / "blocks")
+    rows = documents_rows(1)
+    doc = html.parse(rows[0]["doc_id"], rows[0]["text"])
+    blocks.write("html-x", doc)
+    plain = html.parse("plain", "<html><body><p>Net sales were $4,210 million.</p></body></html>")
+    blocks.write("html-x", plain)
+    meta = {k: rows[0][k] for k in ("doc_id", "doc_type", "issuer", "fiscal_year", "period_end")}
+    with_facts = pd.DataFrame([{**meta, "sha": doc.doc_sha, "parser_key": "html-x"}])
+    without = pd.DataFrame([{**meta, "doc_id": "plain", "sha": plain.doc_sha, "parser_key": "html-x"}])
+    files = GoldFiles(local / "gold")
+    transfer = _Remote(local, remote)
+    assert build_generated_gold(with_facts, blocks, files, GoldOptions(), transfer) is not None
+    assert files.exists() and (remote / "gold" / "questions.parquet").exists()
+    for manifest, options in ((without, GoldOptions()), (with_facts, GoldOptions(enabled=False))):
+        assert build_generated_gold(with_facts, blocks, files, GoldOptions(), transfer) is not None
+        assert build_generated_gold(manifest, blocks, files, options, transfer) is None
+        assert not files.exists()
+        shutil.rmtree(local / "gold")                  # another machine's working copy ...
+        transfer.pull(files.marker, files.questions, files.passages)
+        assert not files.exists()                      # ... pulls "no questions", not the old set

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 from ...artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, code_version, reuse_or_build
 from ...corpus import schema
 from ...parse.store import BlockStore
-from ...storage import write_parquet
+from ...storage import read_json, write_parquet
 from . import EVIDENCE, GENERATOR_VERSION, PER_DOCUMENT, FilingInput, GeneratedGold, generate
 
 META = ("doc_id", "doc_type", "issuer", "fiscal_year", "period_end")
@@ -94,33 +94,38 @@ class GoldFiles:
         return gold.report
 
     def exists(self) -> bool:
-        return self.marker.exists() and self.questions.exists() and self.passages.exists()
+        """Whether generated questions are stored: the marker says there are some (a corpus
+        without tagged facts, or with generation off, has a marker saying none — so a remote
+        data root's copy, pulled back, cannot bring an old question set back) and the files
+        are there."""
+        if not (self.marker.exists() and self.questions.exists() and self.passages.exists()):
+            return False
+        try:
+            return bool(read_json(self.marker).get("questions"))
+        except (OSError, ValueError):
+            return False
 
     def read(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """(questions, passages) in the corpus format."""
         return pq.read_table(self.questions).to_pandas(), pq.read_table(self.passages).to_pandas()
 
-    def remove(self) -> None:
-        for f in (self.marker, self.questions, self.passages):  # marker first: never a marker without data
-            f.unlink(missing_ok=True)
-
-
 def build_generated_gold(manifest: pd.DataFrame, blocks: BlockStore, files: GoldFiles, options: GoldOptions,
                          transfer: Transfer = LOCAL) -> Outcome | None:
-    """The corpus's generated gold, reused when its key is unchanged; None (and any stored
-    one removed) when it is switched off or no filing carries tagged facts."""
+    """The corpus's generated gold, reused when its key is unchanged; None when it is switched
+    off or no filing carries tagged facts — then what is stored (and pushed) says there are no
+    questions: empty files under a marker with ``questions: 0``."""
     if not options.enabled:
-        files.remove()
-        return None
-    key = gold_key(manifest, options)
+        key = "off"
 
-    def build() -> dict:
-        gold = generate(filings_from_blocks(manifest, blocks), seed=options.seed,
-                        per_document=options.per_filing, evidence=options.evidence)
-        return files.write(gold)
+        def build() -> dict:
+            return files.write(GeneratedGold(report={"questions": 0, "off": True}))
+    else:
+        key = gold_key(manifest, options)
+
+        def build() -> dict:
+            gold = generate(filings_from_blocks(manifest, blocks), seed=options.seed,
+                            per_document=options.per_filing, evidence=options.evidence)
+            return files.write(gold)
 
     outcome = reuse_or_build(files.artefact, key, build, transfer)
-    if not outcome.info.get("questions"):
-        files.remove()
-        return None
-    return outcome
+    return outcome if outcome.info.get("questions") else None
