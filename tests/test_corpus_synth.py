@@ -262,3 +262,31 @@ def test_issuer_numbers_stable_when_scaling(tmp_path):
     shared = set(big) & set(small)
     assert len(shared) >= 30
     assert all(big[d] == small[d] for d in shared)
+
+
+def test_sec_filings_carry_their_facts_as_inline_xbrl(corpus, texts):
+    """Each US filing tags in place exactly the facts xbrl_facts.parquet reports for it, and the
+    tags are markup only: the parsed text is what an untagged filing gives."""
+    from finchunk_pipeline.parse import html
+    from finchunk_pipeline.parse.ixbrl import located_share
+
+    facts = pq.read_table(corpus.xbrl_facts_path).to_pandas()
+    docs = corpus.documents
+    tagged = 0
+    for doc_id, uri in zip(docs["doc_id"], docs["source_uri"]):
+        m = re.search(r"/(\d{18})/", uri) if isinstance(uri, str) else None
+        if not m:
+            continue
+        parsed = html.parse(doc_id, texts[doc_id])
+        mine = facts[facts["accession"].str.replace("-", "") == m.group(1)]
+        got = {(f.concept, f.period_start, f.period_end, round(f.value, 2)) for f in parsed.facts if f.kind == "numeric"}
+        want = {(r.concept, None if pd.isna(r.period_start) else str(r.period_start)[:10], str(r.period_end)[:10],
+                 round(r.value, 2)) for r in mine.itertuples()}
+        assert got == want, doc_id
+        assert located_share(parsed.facts) == (len(want), len(want))
+        names = [f.display for f in parsed.facts if f.concept == "dei:EntityRegistrantName"]
+        assert names == [docs.set_index("doc_id").loc[doc_id, "issuer"]]
+        untagged = re.sub(r"</?ix:[^>]*>", "", texts[doc_id].split('<div style="display:none"><ix:header>')[0])
+        assert parsed.view_text == html.parse(doc_id, untagged).view_text
+        tagged += 1
+    assert tagged == 15

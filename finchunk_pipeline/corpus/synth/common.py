@@ -184,13 +184,16 @@ def _check_html(s: str) -> str:
 class HtmlBuilder(_Base):
     """EDGAR-like HTML; elements on their own lines."""
 
-    def __init__(self, doc_id: str, title: str):
+    def __init__(self, doc_id: str, title: str, namespaces: str = ""):
         super().__init__(doc_id)
-        self._emit(f"<html>\n<head>\n<title>{_check_html(title)}</title>\n</head>\n<body>\n")
+        html = f"<html {namespaces}>" if namespaces else "<html>"
+        self._emit(f"{html}\n<head>\n<title>{_check_html(title)}</title>\n</head>\n<body>\n")
+        self.tail: list[str] = []  # markup written at the end of the body, after every passage
 
-    def heading(self, level: int, text: str) -> str:
+    def heading(self, level: int, text: str, markup: str | None = None) -> str:
+        """``markup``: the heading's inner HTML when it carries tags (its text is ``text``)."""
         self._push(level, text)
-        pid = self._passage(f"<h{level}>{_check_html(text)}</h{level}>", "heading")
+        pid = self._passage(f"<h{level}>{markup or _check_html(text)}</h{level}>", "heading")
         self._emit("\n")
         return pid
 
@@ -228,7 +231,7 @@ class HtmlBuilder(_Base):
         return pids
 
     def text(self) -> str:
-        return "".join(self.parts) + "</body>\n</html>\n"
+        return "".join(self.parts) + "".join(t + "\n" for t in self.tail) + "</body>\n</html>\n"
 
 
 def make_doc(builder: _Base, questions: list[Question] | None = None, **row) -> Doc:

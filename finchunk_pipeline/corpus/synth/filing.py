@@ -9,6 +9,7 @@ import random
 
 from .common import HtmlBuilder, Question, long_date, make_doc, money, utc
 from .figures import US_FY, USFigures, eps, us_figures
+from .inline_xbrl import NAMESPACES, InlineXbrl
 from .names import us_issuer
 from .xbrl import filing_facts
 
@@ -84,7 +85,8 @@ class Filing:
         self.c, self.iss, self.f = c, c.iss, c.fig
         self.form, self.doc_id, self.filed, self.period_end, self.title = form, doc_id, filed, period_end, title
         self.acc = accession(c.iss, filed.year, seq)
-        self.b = HtmlBuilder(doc_id, title)
+        self.b = HtmlBuilder(doc_id, title, NAMESPACES)
+        self.ix = InlineXbrl(c.iss.cik)
         self.qs: list[Question] = []
 
     def Q(self, text, qtype, gold, answer, doc_ids=None):
@@ -93,6 +95,7 @@ class Filing:
     def finish(self, fp: str, durations):
         """(document, xbrl facts): ``durations`` are (start, end, values) of the tagged columns."""
         iss, f = self.iss, self.f
+        self.b.tail.append(self.ix.header())
         facts = filing_facts(iss, form=self.form, accession=self.acc, filed=self.filed, fy=US_FY, fp=fp,
                              durations=[(s, e, v, eps(v["net_income"], f.shares)) for s, e, v in durations],
                              instant=(self.period_end, f.balance[self.period_end]))
@@ -102,8 +105,10 @@ class Filing:
         return doc, facts
 
 
-def cover(fl: Filing, intro: str) -> None:
-    fl.b.heading(1, f"{fl.iss.name} — Form {fl.form}")
+def cover(fl: Filing, intro: str, period: tuple) -> None:
+    """The title (the registrant's name tagged for the filing's ``period``) and ``intro``."""
+    name = fl.ix.registrant(fl.iss.name, *period)
+    fl.b.heading(1, f"{fl.iss.name} — Form {fl.form}", f"{name} — Form {fl.form}")
     fl.b.p(intro)
 
 
@@ -115,36 +120,50 @@ class Statements:
         self.n1, self.n2, self.n3 = notes
 
 
-def statements(fl: Filing, prefix: str, suffix: str, header_rows, columns, shares, notes) -> Statements:
+def statements(fl: Filing, prefix: str, suffix: str, header_rows, columns, shares, notes,
+               periods) -> Statements:
     """The statement of operations (``columns`` under ``header_rows``) with footnotes 1-2, the
     balance sheet at the period end and prior year end with footnote 3; ``prefix``/``suffix``
-    frame the headings ("Condensed " ... " (Unaudited)" in a 10-Q)."""
+    frame the headings ("Condensed " ... " (Unaudited)" in a 10-Q). ``periods``: per column,
+    the (start, end) its figures are tagged for, or None for an untagged (comparative) column;
+    the balance sheet is tagged at the period end."""
     b, c, f, end = fl.b, fl.c, fl.f, fl.period_end
     b.heading(3, f"{prefix}Consolidated Statements of Operations{suffix}")
-    ops, heads = _ops_table(b, header_rows, columns, shares)
+    ops, heads = _ops_table(b, header_rows, columns, shares, [_tagger(fl.ix, p) for p in periods])
     n1 = b.note(1, notes[0])
     n2 = b.note(2, notes[1])
     b.heading(3, f"{prefix}Consolidated Balance Sheets{suffix}")
-    bal, bal_head = _bal_table(b, [end, c.prior_end], [f.balance[end], f.balance[c.prior_end]])
+    bal, bal_head = _bal_table(b, [end, c.prior_end], [f.balance[end], f.balance[c.prior_end]],
+                               [_tagger(fl.ix, (None, end)), _tagger(fl.ix, None)])
     n3 = b.note(3, notes[2])
     return Statements(ops, heads, bal, bal_head, (n1, n2, n3))
 
 
-def _ops_table(b: HtmlBuilder, header_rows, columns, shares_cols):
-    """columns: list of {line: tenths}; returns ({key: row pid}, header pids)."""
+def _tagger(ix: InlineXbrl, period):
+    """key, printed -> the printed figure in its tag for ``period`` (None: as printed)."""
+    if period is None:
+        return lambda key, printed: printed
+    return lambda key, printed: ix.figure(key, printed, *period)
+
+
+def _ops_table(b: HtmlBuilder, header_rows, columns, shares_cols, tags):
+    """columns: list of {line: tenths}; tags: per column, key, printed -> cell html; returns
+    ({key: row pid}, header pids)."""
     rows, keys = [], []
     for label, key, mark in OPS_LINES:
-        rows.append([_label(label, mark)] + [money(c[key]) for c in columns])
+        rows.append([_label(label, mark)] + [t(key, money(c[key])) for c, t in zip(columns, tags)])
         keys.append(key)
-    rows.append(["Diluted earnings per share"] + [eps(c["net_income"], s) for c, s in zip(columns, shares_cols)])
+    rows.append(["Diluted earnings per share"] + [t("eps", eps(c["net_income"], s))
+                                                  for c, s, t in zip(columns, shares_cols, tags)])
     keys.append("eps")
     pids = b.table(header_rows, rows)
     n = len(header_rows)
     return dict(zip(keys, pids[n:])), pids[:n]
 
 
-def _bal_table(b: HtmlBuilder, dates, values):
+def _bal_table(b: HtmlBuilder, dates, values, tags):
     header = [[("(in millions)", 1)] + [(long_date(d), 1) for d in dates]]
-    rows = [[_label(label, mark)] + [money(v[key]) for v in values] for label, key, mark in BAL_LINES]
+    rows = [[_label(label, mark)] + [t(key, money(v[key])) for v, t in zip(values, tags)]
+            for label, key, mark in BAL_LINES]
     pids = b.table(header, rows)
     return dict(zip([k for _, k, _ in BAL_LINES], pids[1:])), pids[:1]

@@ -33,7 +33,7 @@ def ten_q(c: Filer, q: int, amendment: bool):
     cover(t, f"Quarterly report pursuant to Section 13 or 15(d) of the Securities Exchange Act of 1934 for the "
              f"quarterly period ended {long_date(t.period_end)} (the {Q_WORD[q]} quarter of fiscal {US_FY}). "
              f"Commission file number 001-{int(iss.cik) % 100000:05d}. Common stock trades under the symbol "
-             f"{iss.ticker}.")
+             f"{iss.ticker}.", (c.q_start(q), t.period_end))
     if amendment:
         _explanatory_note(t)
     t.b.p("<b>PART I — FINANCIAL INFORMATION</b>")
@@ -109,7 +109,8 @@ def _quarter_statements(t: _Quarter) -> Statements:
               f"the three months ended {long_date(qe)}."),
              (f"Long-term debt excludes the current portion of ${money(c.current_debt[qe])} million as of "
               f"{long_date(qe)}."))
-    st = statements(t, "Condensed ", " (Unaudited)", t.header, t.cols, t.shares, notes)
+    periods = [(c.q_start(q), qe), None] + ([(t.f.fy_start, qe), None] if q > 1 else [])
+    st = statements(t, "Condensed ", " (Unaudited)", t.header, t.cols, t.shares, notes, periods)
     t.b.p("The accompanying notes are an integral part of these condensed consolidated financial statements.")
     return st
 
@@ -165,7 +166,8 @@ def ten_k(c: Filer, q3_doc):
     k = Filing(c, "10-K", f"10k-{iss.slug}-{US_FY}", c.filed_k, 4, c.fy_end,
                f"{iss.name} — Form 10-K for the fiscal year ended {long_date(c.fy_end)}")
     cover(k, f"Annual report pursuant to Section 13 or 15(d) of the Securities Exchange Act of 1934 for the fiscal "
-             f"year ended {long_date(c.fy_end)}. Common stock trades under the symbol {iss.ticker}.")
+             f"year ended {long_date(c.fy_end)}. Common stock trades under the symbol {iss.ticker}.",
+          (f.fy_start, c.fy_end))
     k.b.p("<b>PART I</b>")
     _business_and_risks(k)
     k.b.p("<b>PART II</b>")
@@ -218,7 +220,8 @@ def _annual_statements(k: Filing, fy_vals, prior_vals):
     notes = (f"Revenues are net of sales returns and allowances of {returns} for fiscal {US_FY}.",
              f"Net income includes a restructuring charge of ${money(c.restructuring)} million; see Note 9.",
              f"Long-term debt excludes the current portion of ${money(c.current_debt[c.fy_end])} million.")
-    st = statements(k, "", "", hdr, [fy_vals, prior_vals], [f.shares, c.prior_shares], notes)
+    st = statements(k, "", "", hdr, [fy_vals, prior_vals], [f.shares, c.prior_shares], notes,
+                    [(f.fy_start, c.fy_end), None])
     b.heading(3, "Notes to Consolidated Financial Statements")
     b.p("<b>Note 1 — Summary of Significant Accounting Policies.</b> The consolidated financial statements are "
         "prepared in accordance with U.S. generally accepted accounting principles.")
