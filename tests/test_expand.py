@@ -78,22 +78,3 @@ def test_a_chunk_over_two_tables_expands_the_same_in_every_process():
     assert len(outs) == 1, outs
     text = outs.pop()
     assert "Item A" in text   # the first table touched gets its header first
-
-
-def test_a_sentence_unit_gets_its_own_paragraph_before_its_neighbours():
-    """A sentence cut from a long paragraph is delivered with the rest of that paragraph first
-    (it was delivered with the neighbouring paragraphs and the heading, and only its own
-    sentence of the paragraph the question is about)."""
-    own = ("The valuation allowance was $12.4 million in 2019. It relates to foreign tax credits. "
-           "Management expects to use part of them. The remainder expires in 2027. ")
-    md = ("# Report\n\n## Income taxes\n\n" + "A neighbouring paragraph about something else. " * 3 + "\n\n"
-          + own * 2 + "\n\n" + "Another neighbour that says little. " * 3 + "\n")
-    doc = markdown.parse("m", md)
-    chunks = build_chunks(doc, {}, STRATEGIES["sentence"].pieces(doc, {"n": 1, "overlap": 0}, {}),
-                          chunk_set="s", header=False, context_fields=())
-    c = next(c for c in chunks if c.source_text.startswith("The remainder expires"))
-    _, text = expand_chunk(c, doc, len(own) * 2 + 40)
-    assert own.strip() in text and text.count("valuation allowance") == 2
-    assert "neighbouring paragraph" not in text  # no room left for the neighbours
-    _, small = expand_chunk(c, doc, 120)  # the paragraph does not fit: the heading and the unit only
-    assert "Income taxes" in small and "The remainder expires" in small and len(small) <= 120

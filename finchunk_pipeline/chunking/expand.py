@@ -4,9 +4,8 @@
 
 1. a chunk inside a table (row group / rows) first gets the table's caption and header
    rows, then neighbouring rows;
-2. then the section's heading(s), the rest of the chunk's own blocks (a sentence unit gets
-   the whole paragraph it was cut from, when it fits), then neighbouring blocks of the same
-   section, nearest first, alternating after / before;
+2. then the section's heading(s) and neighbouring blocks of the same section, nearest
+   first, alternating after / before;
 
 always keeping the total at most ``max_chars`` characters of source text (a chunk already
 larger is returned unchanged). The result is raw spans (what evaluation scores) and the
@@ -137,8 +136,6 @@ class _Expansion:
         heading = _section_heading(units, sec, first)
         if heading is not None:
             self.add_block(heading)
-        for i in seeds:  # the unit's own paragraph (note, list) whole before any neighbour
-            self.add_block(units[i])
 
         def take(i: int) -> bool:
             b = units[i]
