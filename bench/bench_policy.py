@@ -1,0 +1,178 @@
+"""One policy for complete filings, chosen where it is not scored (issue 32).
+
+Reads the stored evaluations of `finchunk run`s on several dev sets and writes
+docs/benchmarks/policy.md (command, machine, date, commit, tables):
+
+1. per dev set and cell: the best evidence-aware set against the best plain splitter (every
+   plain set stored for that set: each library and size), in sample and out of fold by
+   document (evaluation/out_of_fold.py), under each retriever given;
+2. leave one dev set out: the evidence-aware policy with the best mean rank over the *other*
+   sets' cells, scored on the held-out set against that set's best plain splitter (chosen in
+   sample: the plain side gets the benefit of the doubt) — a policy nobody tuned on the set
+   it is scored on.
+
+A run is LABEL=CORPUS:DATA[:gold] (gold "human", the default, or "generated"); the same label
+may be given several times (e.g. the evidence-aware sets from one run, the peer grid from
+another on the same corpus): their entries are merged, later runs winning for a chunk set
+stored by both. A cell is LABEL=retriever/mode/budget.
+
+    python bench/bench_policy.py \\
+      --run fb=../shared/devdata/financebench_dev:/tmp/peers/store --run fb=../shared/devdata/financebench_dev:/tmp/final/store \\
+      --cell fb=bm25/filtered/2000 --cell fb=bm25/filtered/5000 --cell fb=bm25/global/5000 ... [--write]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from finchunk_pipeline.corpus import load_corpus  # noqa: E402
+from finchunk_pipeline.evaluation.chunk_set import evaluation_file  # noqa: E402
+from finchunk_pipeline.evaluation.compare import paired_bootstrap  # noqa: E402
+from finchunk_pipeline.evaluation.out_of_fold import compare_out_of_fold, per_question, sides  # noqa: E402
+from finchunk_pipeline.evaluation.xbrl_gold.stored import GoldFiles  # noqa: E402
+from finchunk_pipeline.workspace import corpus_key  # noqa: E402
+
+OUT = ROOT / "docs" / "benchmarks" / "policy.md"
+
+
+def stored_entries(corpus: str, data: str, gold: str) -> dict[str, list[dict]]:
+    """{chunk set name: its evaluation entries} of every evaluation stored for ``corpus`` in
+    the data root (the newest file per name), whatever code version named its folder."""
+    root = Path(data) / "corpora" / corpus_key(Path(corpus)) / "evaluations"
+    newest: dict[str, tuple[float, list[dict]]] = {}
+    for f in root.glob(f"*/{evaluation_file(gold)}"):
+        try:
+            payload = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        entries = [e for e in payload.get("entries") or [] if e.get("per_question")]
+        if entries:
+            name = entries[0]["name"]
+            if name not in newest or f.stat().st_mtime > newest[name][0]:
+                newest[name] = (f.stat().st_mtime, entries)
+    return {n: e for n, (_, e) in newest.items()}
+
+
+def question_documents(corpus: str, data: str, gold: str) -> dict[str, str]:
+    if gold == "generated":
+        q = GoldFiles(Path(data) / "corpora" / corpus_key(Path(corpus)) / "generated_gold").read()[0]
+    else:
+        q = load_corpus(corpus).questions
+    return {i: list(d)[0] for i, d in zip(q["question_id"], q["doc_ids"]) if d is not None and len(d)}
+
+
+def family(e: dict) -> str | None:
+    return e.get("family") if e.get("family") in ("evidence", "plain") else None
+
+
+def cell_recalls(entries: list[dict], retriever: str, mode: str, budget: int) -> dict[str, dict[str, float]]:
+    return {e["name"]: per_question(e, budget) for e in entries
+            if e.get("retriever") == retriever and e.get("mode") == mode}
+
+
+def pp(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--run", action="append", required=True, help="LABEL=CORPUS:DATA[:gold]")
+    ap.add_argument("--cell", action="append", required=True, help="LABEL=retriever/mode/budget")
+    ap.add_argument("--group", default=None,
+                    help="LABEL,LABEL,...: leave one out within these sets only (one document type: e.g. the SEC "
+                         "filings), the others reported but never used to choose")
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args(argv)
+    group = set(args.group.split(",")) if args.group else None
+
+    runs: dict[str, dict] = {}
+    for spec in args.run:
+        label, rest = spec.split("=", 1)
+        corpus, data, *gold = rest.split(":")
+        gold = gold[0] if gold else "human"
+        r = runs.setdefault(label, {"entries": {}, "qdocs": None, "gold": gold})
+        r["entries"].update(stored_entries(corpus, data, gold))
+        r["qdocs"] = r["qdocs"] or question_documents(corpus, data, gold)
+    cells = [(c.split("=", 1)[0], *c.split("=", 1)[1].split("/")) for c in args.cell]
+
+    lines = ["## Best evidence-aware vs best plain splitter, per dev set", "",
+             "| set | cell | questions (documents) | in sample | gain [95% CI] | out of fold (by document) | "
+             "plain sets compared |", "|---|---|---|---|---|---|---:|"]
+    table: dict[tuple, dict[str, dict[str, float]]] = {}
+    for label, retriever, mode, budget in cells:
+        entries = [e for es in runs[label]["entries"].values() for e in es]
+        a, b = sides(entries, retriever, mode, int(budget), family)
+        r = compare_out_of_fold(a, b, runs[label]["qdocs"])
+        table[(label, retriever, mode, int(budget))] = {**a.recalls, **b.recalls}
+        if r is None:
+            continue
+        i, o = r["in_sample"], r["out_of_fold"]
+        lines.append(f"| {label} | {retriever}/{mode}/{int(budget):,} | {r['questions']} ({r['documents']}) | "
+                     f"{i['a']} {100 * i['a_recall']:.1f} vs {i['b']} {100 * i['b_recall']:.1f} | "
+                     f"{pp(i['gain'])} [{pp(i['ci_low'])}, {pp(i['ci_high'])}] | "
+                     f"{pp(o['gain'])} [{pp(o['ci_low'])}, {pp(o['ci_high'])}] | {len(b.recalls)} |")
+
+    # leave one dev set out: the policy with the best mean rank over the other sets' cells
+    evidence_names = set.intersection(*[{n for n, es in r["entries"].items() if es and family(es[0]) == "evidence"}
+                                        for r in runs.values()])
+    lines += ["", "## Leave one dev set out: a policy chosen on the other sets, scored on this one", "",
+              f"Candidates: the evidence-aware sets stored for every set ({', '.join(sorted(evidence_names))}); "
+              "rank = the candidate's rank by recall among the candidates in a cell; the policy is the best "
+              "mean rank over the other sets' cells, the plain side the held-out cell's best plain splitter.", "",
+              "| held out | chosen on the others | cell | policy | recall | best plain | recall | gain [95% CI] |",
+              "|---|---|---|---|---:|---|---:|---|"]
+    if group:
+        lines[-4:-4] = [f"Within one document type: {', '.join(sorted(group))} (the policy is chosen on the others of "
+                        "these only).", ""]
+    for held in runs:
+        if group and held not in group:
+            continue
+        ranks: dict[str, list[float]] = {n: [] for n in evidence_names}
+        for (label, retriever, mode, budget), recalls in table.items():
+            if label == held or (group and label not in group):
+                continue
+            means = {n: np.mean(list(recalls[n].values())) for n in evidence_names if n in recalls}
+            order = sorted(means, key=lambda n: -means[n])
+            for k, n in enumerate(order):
+                ranks[n].append(k + 1)
+        scored = {n: np.mean(v) for n, v in ranks.items() if v}
+        if not scored:
+            continue
+        policy = min(sorted(scored), key=lambda n: scored[n])
+        for (label, retriever, mode, budget), recalls in table.items():
+            if label != held or policy not in recalls:
+                continue
+            entries = [e for es in runs[label]["entries"].values() for e in es]
+            _, b = sides(entries, retriever, mode, budget, family)
+            qs = sorted(q for q in recalls[policy] if all(q in r for r in b.recalls.values()))
+            plain = b.best(qs)
+            x, y = [recalls[policy][q] for q in qs], [b.recalls[plain][q] for q in qs]
+            g, lo, hi = paired_bootstrap(x, y)
+            lines.append(f"| {held} | mean rank {scored[policy]:.1f} | {retriever}/{mode}/{budget:,} | {policy} | "
+                         f"{100 * np.mean(x):.1f} | {plain} | {100 * np.mean(y):.1f} | {pp(g)} [{pp(lo)}, {pp(hi)}] |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.write:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True).stdout.strip()
+        cmd = "python bench/bench_policy.py " + " ".join(a for a in (argv or sys.argv[1:]) if a != "--write")
+        OUT.parent.mkdir(parents=True, exist_ok=True)
+        OUT.write_text("# One policy for filings, chosen where it is not scored (generated by bench/bench_policy.py)\n\n"
+                       f"Command: `{cmd}`  \nMachine: {platform.machine()}, {os.cpu_count()} cores, Python "
+                       f"{platform.python_version()}; date {dt.date.today()}; commit {commit}\n\n" + text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
