@@ -14,7 +14,9 @@
 #   4. docker build, cached by layers: a code change rebuilds the code layers only
 #
 # Environment: FINCHUNK_IMAGE (default finchunk:0.1.0), FINCHUNK_BASE_IMAGE (default
-# finchunk-base:bookworm), TORCH_INDEX_URL, PYTHON (default python3: whose pip downloads torch).
+# finchunk-base:bookworm), TORCH_INDEX_URL, FINCHUNK_IMAGE_EXTRAS (the project's extras in the
+# image; default the Dockerfile's: postgres,s3,k8s,docker,baselines — add e.g. onnx,ocr),
+# PYTHON (default python3: whose pip downloads torch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,6 +57,7 @@ else
 fi
 
 docker build -f deploy/Dockerfile -t "$IMAGE" --build-arg BASE="$BASE" \
-    --build-arg TORCH_INDEX_URL="${TORCH_INDEX_URL:-}" .
+    --build-arg TORCH_INDEX_URL="${TORCH_INDEX_URL:-}" \
+    ${FINCHUNK_IMAGE_EXTRAS:+--build-arg EXTRAS="$FINCHUNK_IMAGE_EXTRAS"} .
 echo "image.sh: $IMAGE built in $(( $(date +%s) - start )) s," \
      "$(docker image inspect --format '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}')"
