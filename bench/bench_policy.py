@@ -142,14 +142,16 @@ def main(argv: list[str] | None = None) -> int:
             continue
         # each other dev set one vote: a candidate's mean rank over that set's cells, then the
         # mean over the sets (a set evaluated at four budgets must not outvote one at one)
-        ranks: dict[str, dict[str, list[float]]] = {n: {} for n in evidence_names}
+        ranks: dict[str, dict[str, list[float]]] = {n: {} for n in sorted(evidence_names)}
         for (label, retriever, mode, budget), recalls in table.items():
             if label == held or (group and label not in group):
                 continue
-            means = {n: np.mean(list(recalls[n].values())) for n in evidence_names if n in recalls}
-            order = sorted(means, key=lambda n: -means[n])
-            for k, n in enumerate(order):
-                ranks[n].setdefault(label, []).append(k + 1)
+            means = {n: np.mean(list(recalls[n].values())) for n in sorted(evidence_names) if n in recalls}
+            for n, m in means.items():
+                # tied sets share their mean rank: no set's rank depends on the order names come in
+                above = sum(1 for o in means.values() if o > m)
+                tied = sum(1 for o in means.values() if o == m)
+                ranks[n].setdefault(label, []).append(above + (tied + 1) / 2)
         scored = {n: np.mean([np.mean(v) for v in per_set.values()]) for n, per_set in ranks.items() if per_set}
         if not scored:
             continue
