@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: run run-es test ui bench clean image
+.PHONY: run run-es test ui bench clean image benchmarks
 
 # setup.py builds the optional C word counter (chunking/_wordcount.c) in place: a changed
 # source reinstalls, so the extension is never stale
@@ -34,6 +34,11 @@ test: $(BIN)/finchunk
 
 ui: $(BIN)/finchunk
 	$(BIN)/finchunk ui
+
+# docs/benchmarks/ regenerated (bench/benchmarks.py: the runs each page reads are made first when
+# absent; the dev sets' peer grids take hours cold — `python bench/benchmarks.py --list`)
+benchmarks: $(BIN)/finchunk
+	$(BIN)/python bench/benchmarks.py $(TOPICS)
 
 # the container image finchunk:0.1.0 (deploy/Dockerfile) from reachable sources only: a base
 # from Debian packages, the machine's CPU torch wheel (deploy/image.sh; needs a Docker engine)
