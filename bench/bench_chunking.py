@@ -84,7 +84,7 @@ def interleaved_best(fns: list, repeat: int, min_seconds: float = 0.0) -> list[t
 def chunker_configs(names: list[str]):
     """One configuration per strategy: the first non-header entry of data/chunkers.yaml,
     else the strategy's defaults."""
-    from finchunk_pipeline.chunking.config import ChunkerConfig, load_chunker_configs
+    from finchunk_pipeline import ChunkerConfig, load_chunker_configs
 
     declared = {}
     yaml_path = ROOT / "data" / "chunkers.yaml"
@@ -127,9 +127,9 @@ def throughput(corpus: Path, repeat: int, strategies: list[str], min_s: float,
                rates: dict | None = None) -> tuple[list[str], list[str]]:
     """The table and notes; ``rates`` (if given) receives MB/s per row label and the
     LangChain baseline's under "baseline"."""
-    from finchunk_pipeline.chunking.document import chunk_document
-    from finchunk_pipeline.chunking.tokens import token_counter
-    from finchunk_pipeline.parse.registry import select_parser
+    from finchunk_pipeline import chunk_document
+    from finchunk_pipeline import token_counter
+    from finchunk_pipeline import select_parser
 
     records = pq.read_table(corpus / "documents.parquet").to_pylist()
     notes: list[str] = []
@@ -243,9 +243,9 @@ def child_generate(out_dir: str, n_docs: int) -> dict:
 
 
 def child_scale(corpus_dir: str, batch_size: int = 64) -> dict:
-    from finchunk_pipeline.chunking.document import chunk_document
-    from finchunk_pipeline.chunking.tokens import token_counter
-    from finchunk_pipeline.parse.registry import select_parser
+    from finchunk_pipeline import chunk_document
+    from finchunk_pipeline import token_counter
+    from finchunk_pipeline import select_parser
 
     configs = chunker_configs(["structure", "packed"])
     from finchunk_pipeline.parse.registry import parsers
@@ -323,7 +323,7 @@ def main() -> int:
                   else child_scale(sys.argv[2]))
         print(json.dumps(result, default=str))
         return 0
-    from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline import STRATEGIES
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=ROOT / "data" / "corpus" / "default",

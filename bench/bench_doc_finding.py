@@ -45,7 +45,7 @@ def chunker_configs() -> dict:
     """The chunk sets of ``data/chunkers.yaml`` by name."""
     import yaml
 
-    from finchunk_pipeline.chunking.config import parse_chunker_configs
+    from finchunk_pipeline import parse_chunker_configs
 
     raw = yaml.safe_load((Path(__file__).resolve().parents[1] / "data" / "chunkers.yaml").read_text())
     return {c.name: c for c in parse_chunker_configs(raw)}
@@ -55,7 +55,7 @@ def chunk_ranks(parsed, config, depth: int = 200) -> np.ndarray:
     """Rank of each answerable question's first gold document among the documents of its
     ranked chunks (first chunk per document; beyond ``depth`` chunks: depth + 1).
     ``parsed``: (corpus, parsed documents) of bench_levers.parse_corpus, read once per set."""
-    from finchunk_pipeline.chunking.document import chunk_document
+    from finchunk_pipeline import chunk_document
     from finchunk_pipeline.chunking.store import chunks_to_table
     from finchunk_pipeline.index.documents import document_texts
 

@@ -28,17 +28,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from finchunk_pipeline.chunking.document import chunk_document  # noqa: E402
-from finchunk_pipeline.chunking.config import ChunkerConfig  # noqa: E402
+from finchunk_pipeline import chunk_document  # noqa: E402
+from finchunk_pipeline import ChunkerConfig  # noqa: E402
 from finchunk_pipeline.chunking.expand import expand_chunk  # noqa: E402
 from finchunk_pipeline.chunking.store import chunks_to_table  # noqa: E402
 from finchunk_pipeline.corpus.content import controls_as_spaces  # noqa: E402
-from finchunk_pipeline.corpus.loader import load_corpus  # noqa: E402
+from finchunk_pipeline import load_corpus  # noqa: E402
 from finchunk_pipeline.evaluation import budget as budget_rule  # noqa: E402
-from finchunk_pipeline.evaluation.retrieval import evaluate_retriever  # noqa: E402
+from finchunk_pipeline import evaluate_retriever  # noqa: E402
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever  # noqa: E402
 from finchunk_pipeline.index.documents import document_texts  # noqa: E402
-from finchunk_pipeline.parse.registry import select_parser  # noqa: E402
+from finchunk_pipeline import select_parser  # noqa: E402
 
 META = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end", "filed_at")
 POLICIES = {

@@ -36,7 +36,7 @@ def _cases(sets: list[str]) -> list[tuple[str, float, list, list]]:
     """Per set: its label, MB, a parse call and a LangChain call (one element lists)."""
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-    from finchunk_pipeline.parse.registry import select_parser
+    from finchunk_pipeline import select_parser
 
     splitter = RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=0, add_start_index=True)
     out = []
@@ -58,9 +58,9 @@ def _stage_cases(sets: list[str], workers: int, tmp: Path) -> list[tuple[str, fl
     import pandas as pd
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-    from finchunk_pipeline.fetch.raw_store import RawStore
+    from finchunk_pipeline import RawStore
     from finchunk_pipeline.parse.corpus_parse import parse_documents
-    from finchunk_pipeline.parse.store import BlockStore
+    from finchunk_pipeline import BlockStore
 
     splitter = RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=0, add_start_index=True)
     out = []

@@ -24,16 +24,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from finchunk_pipeline.corpus.loader import load_corpus  # noqa: E402
+from finchunk_pipeline import load_corpus  # noqa: E402
 from finchunk_pipeline.evaluation import budget as budget_mod  # noqa: E402
 from finchunk_pipeline.evaluation import retrieval as retrieval_mod  # noqa: E402
 from finchunk_pipeline.evaluation.scope import scorable_questions  # noqa: E402
 from finchunk_pipeline.index import registry  # noqa: E402
 from finchunk_pipeline.routing import Catalog  # noqa: E402
 from finchunk_pipeline.routing.search import Router, routing_summary  # noqa: E402
-from finchunk_pipeline.settings import Settings  # noqa: E402
+from finchunk_pipeline import Settings  # noqa: E402
 from finchunk_pipeline.storage import write_json  # noqa: E402
-from finchunk_pipeline.workspace import Workspace  # noqa: E402
+from finchunk_pipeline import Workspace  # noqa: E402
 
 MODES = ("global", "filtered", "routed")
 
@@ -85,7 +85,7 @@ def main(argv=None) -> int:
         sys.exit(f"{ws.gold_passages_path} is missing: run `finchunk run --corpus {settings.corpus_dir}` first")
     import pyarrow.parquet as pq
 
-    from finchunk_pipeline.chunking.config import load_chunker_configs
+    from finchunk_pipeline import load_chunker_configs
 
     passages = pq.read_table(ws.gold_passages_path).to_pandas()
     parsed = pq.read_table(ws.manifest_path, columns=["doc_id"]).column("doc_id").to_pylist()

@@ -40,7 +40,7 @@ META_FIELDS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year",
 
 
 def load_docs(corpus: Path, n: int | None):
-    from finchunk_pipeline.parse.registry import select_parser
+    from finchunk_pipeline import select_parser
 
     recs = pq.read_table(corpus / "documents.parquet").to_pylist()[:n]
     return [(select_parser(r["doc_type"], r["format"]).fn(r["doc_id"], r["text"], r),
@@ -71,7 +71,7 @@ def digest(pieces: list) -> str:
 
 def run(corpus: Path, n_docs: int | None = None, backends: tuple[str, ...] = ("torch",)) -> dict:
     import finchunk_pipeline.chunking.semantic as S
-    from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline import STRATEGIES
     from finchunk_pipeline.chunking.chunk_set import PREPARE_GROUP
     from finchunk_pipeline.chunking.strategy_context import ChunkingContext
     from finchunk_pipeline.chunking.sentence import sentence_units

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from finchunk_pipeline.corpus import schema
-from finchunk_pipeline.settings import DEFAULT_CORPUS, PROJECT_ROOT
+from finchunk_pipeline import DEFAULT_CORPUS, PROJECT_ROOT
 
 # FINCHUNK_DEVDATA points elsewhere (e.g. from a git worktree outside the checkout's parent)
 DEVDATA = Path(os.environ.get("FINCHUNK_DEVDATA") or PROJECT_ROOT.parent / "shared" / "devdata")

@@ -75,7 +75,7 @@ def _h(obj: Any) -> str:
 
 
 def parse_all(records: Iterable[dict]):
-    from finchunk_pipeline.parse.registry import select_parser
+    from finchunk_pipeline import select_parser
 
     out = []
     for rec in records:
@@ -103,12 +103,12 @@ def chunk_digest(docs, strategies: Iterable[str] | None = None, real_semantic: b
     """Per strategy: one digest of every chunk's ids, spans, texts, token counts and the notes
     (``cuts``, when given, collects each document's chunk ends in the view: {doc_id: [end, ...]})."""
     import finchunk_pipeline.chunking.semantic as semantic
-    from finchunk_pipeline.chunking.document import chunk_document
-    from finchunk_pipeline.chunking.config import ChunkerConfig
+    from finchunk_pipeline import chunk_document
+    from finchunk_pipeline import ChunkerConfig
     from finchunk_pipeline.chunking.notes import collecting
-    from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline import STRATEGIES
     from finchunk_pipeline.chunking.strategy_context import ChunkingContext
-    from finchunk_pipeline.chunking.tokens import token_counter
+    from finchunk_pipeline import token_counter
 
     import tempfile
 
@@ -217,7 +217,7 @@ def set_names(full: bool) -> list[str]:
 def add_missing(key: str, entry: dict[str, Any]) -> list[str]:
     """Pin the chunks of every available strategy ``entry`` (a pinned set) has no digest
     for, leaving every pinned digest as it is; returns the strategies added."""
-    from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline import STRATEGIES
 
     missing = [n for n in sorted(STRATEGIES) if STRATEGIES[n].available() and n not in entry["chunks"]]
     if missing:

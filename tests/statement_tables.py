@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from finchunk_pipeline.parse import text as T
-from finchunk_pipeline.parse.model import Block, BlockKind, ParsedDocument
+from finchunk_pipeline import Block, BlockKind, ParsedDocument
 
 
 def only_table(doc_id: str, text: str) -> tuple[ParsedDocument, Block]:

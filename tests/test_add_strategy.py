@@ -10,17 +10,17 @@ import pandas as pd
 import pytest
 from pydantic import Field
 
-from finchunk_pipeline.chunking.config import ChunkerConfig, load_chunker_configs
+from finchunk_pipeline import ChunkerConfig, load_chunker_configs
 from finchunk_pipeline.chunking.context import Piece
 from finchunk_pipeline.chunking.options import StrategyParams
 from finchunk_pipeline.chunking.registry import register, unregister
-from finchunk_pipeline.chunking.chunk_set import build_chunk_set
-from finchunk_pipeline.chunking.store import ChunkStore
-from finchunk_pipeline.chunking.strategy import Strategy
+from finchunk_pipeline import build_chunk_set
+from finchunk_pipeline import ChunkStore
+from finchunk_pipeline import Strategy
 from finchunk_pipeline.chunking.strategy_context import ChunkingContext
 from finchunk_pipeline.parse import markdown
-from finchunk_pipeline.parse.model import BlockKind, ParsedDocument
-from finchunk_pipeline.parse.store import BlockStore
+from finchunk_pipeline import BlockKind, ParsedDocument
+from finchunk_pipeline import BlockStore
 
 TEXT = "# Results\n\nRevenue grew to 120 million.\n\nMargins held.\n\n## Outlook\n\nWe expect growth.\n"
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from finchunk_pipeline.index.analyzer import CONCEPT_PREFIX, get_analyzer
+from finchunk_pipeline import get_analyzer
+from finchunk_pipeline.index.analyzer import CONCEPT_PREFIX
 from finchunk_pipeline.index.tokenize import tokenize
 
 FIN = get_analyzer("finance")

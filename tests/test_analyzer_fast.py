@@ -13,11 +13,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from finchunk_pipeline.index import tokenize as tk
-from finchunk_pipeline.index.analyzer import CONCEPT_PREFIX, _FISCAL, get_analyzer
+from finchunk_pipeline import get_analyzer
+from finchunk_pipeline.index.analyzer import CONCEPT_PREFIX, _FISCAL
 from finchunk_pipeline.lang.numbers import COMMA_DECIMAL, join_group_spaces, normalise_number
 from finchunk_pipeline.lang.stopwords import ENGLISH as STOP_WORDS
 from finchunk_pipeline.lang.stopwords import stop_words
-from finchunk_pipeline.settings import DEFAULT_CORPUS
+from finchunk_pipeline import DEFAULT_CORPUS
 
 from .conftest import DEVDATA, needs_devdata
 

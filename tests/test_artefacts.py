@@ -80,7 +80,8 @@ def test_keys_and_code_versions(tmp_path):
 
 
 def test_settings_read_the_environment_once_and_overrides_win(monkeypatch, tmp_path):
-    from finchunk_pipeline.settings import ENV, Settings
+    from finchunk_pipeline import Settings
+    from finchunk_pipeline.settings import ENV
 
     monkeypatch.setenv("FINCHUNK_MODEL", "/models/m")
     monkeypatch.setenv("FINCHUNK_RETRIEVERS", "bm25")

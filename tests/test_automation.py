@@ -14,7 +14,7 @@ from dagster import AssetKey, DagsterInstance, DefaultScheduleStatus, DefaultSen
 
 from finchunk_pipeline.assets.automation import schedule_status, sensor_status
 from finchunk_pipeline.definitions import defs
-from finchunk_pipeline.settings import PROJECT_ROOT
+from finchunk_pipeline import PROJECT_ROOT
 
 REPO = defs.get_repository_def()
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from finchunk_pipeline.chunking.document import chunk_document
-from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.chunking.model import SPAN_JOINER
-from finchunk_pipeline.chunking.registry import STRATEGIES, strategy_version
+from finchunk_pipeline import chunk_document
+from finchunk_pipeline import ChunkerConfig
+from finchunk_pipeline import SPAN_JOINER
+from finchunk_pipeline import STRATEGIES
+from finchunk_pipeline.chunking.registry import strategy_version
 from finchunk_pipeline.cli import main
-from finchunk_pipeline.parse.registry import select_parser
-from finchunk_pipeline.settings import DEFAULT_CORPUS
+from finchunk_pipeline import select_parser
+from finchunk_pipeline import DEFAULT_CORPUS
 
 BASELINES = ["langchain_recursive", "chonkie_recursive"]
 # the peers, with the parameters of the exactness test (characters, or LlamaIndex's tokens)
@@ -86,7 +87,7 @@ def test_located_spans_follow_a_cursor():
     """A repeated phrase is found where the splitter took it: from the previous chunk's end
     (no overlap) or from its start (overlap) — never an earlier occurrence."""
     from finchunk_pipeline.chunking.peers.spans import located
-    from finchunk_pipeline.parse.model import ParsedDocument
+    from finchunk_pipeline import ParsedDocument
 
     doc = ParsedDocument.__new__(ParsedDocument)
     doc.doc_id, doc.view_text = "d1", "Total revenue 10. Notes. Total revenue 10. End."
@@ -179,7 +180,7 @@ def test_unstructured_chunks_span_whole_blocks_or_located_pieces():
 
 def test_located_words_tolerate_rewritten_whitespace_only():
     from finchunk_pipeline.chunking.peers.spans import located_words
-    from finchunk_pipeline.parse.model import ParsedDocument
+    from finchunk_pipeline import ParsedDocument
 
     doc = ParsedDocument.__new__(ParsedDocument)
     doc.doc_id, doc.view_text = "d2", "Risks:\n- currency\n- energy prices\n\nOutlook"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from finchunk_pipeline.settings import PROJECT_ROOT
+from finchunk_pipeline import PROJECT_ROOT
 
 BENCH = PROJECT_ROOT / "bench" / "bench_chunking.py"
 

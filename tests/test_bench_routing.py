@@ -10,7 +10,7 @@ from finchunk_pipeline.evaluation import retrieval as retrieval_mod
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.routing import Catalog
 from finchunk_pipeline.routing.search import Router
-from finchunk_pipeline.settings import PROJECT_ROOT
+from finchunk_pipeline import PROJECT_ROOT
 
 
 def _bench():

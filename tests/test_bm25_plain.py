@@ -7,7 +7,7 @@ import pandas as pd
 from rank_bm25 import BM25Okapi
 
 from finchunk_pipeline.index import registry
-from finchunk_pipeline.index.analyzer import get_analyzer
+from finchunk_pipeline import get_analyzer
 from finchunk_pipeline.index.registry import IndexSettings, LoadRequest
 
 TEXTS = ["Northwind plc > Revenue\nRevenue grew to 1,165.0 million in fiscal 2023.",

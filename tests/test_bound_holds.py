@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 
 from finchunk_pipeline.chunking.bound import SPLIT_NOTE, TABLE_KINDS, span_chars
-from finchunk_pipeline.chunking.chunk_set import build_chunk_set
-from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.chunking.document import chunk_document
-from finchunk_pipeline.chunking.store import ChunkStore
+from finchunk_pipeline import build_chunk_set
+from finchunk_pipeline import ChunkerConfig
+from finchunk_pipeline import chunk_document
+from finchunk_pipeline import ChunkStore
 from finchunk_pipeline.parse import markdown
-from finchunk_pipeline.parse.store import BlockStore
+from finchunk_pipeline import BlockStore
 
 NO_SPACE = "x1,234y" * 20_000                                # 140 KB, no space, no sentence end
 RUN_ON = "# Results\n\n" + ", ".join(                           # ~39 KB, words and commas, no sentence end
@@ -78,7 +78,7 @@ def test_without_the_table_allowance_a_table_is_held_to_the_bound_too():
     doc, meta = _doc("t", TABLE + "\n" + RUN_ON)
     config = ChunkerConfig("c", "structure", {"max_chars": 300, "table_max_chars": 300, "link_notes_chars": 0})
     chunks = chunk_document(config, doc, meta)
-    from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline import STRATEGIES
 
     bound = STRATEGIES["structure"].char_bound(config.params, doc, meta)
     allowance = STRATEGIES["structure"].table_char_bound(config.params, doc, meta)

@@ -18,8 +18,8 @@ from finchunk_pipeline.assets.partitions import chunk_set_partitions
 from finchunk_pipeline.assets.resources import PipelineResource
 from finchunk_pipeline.assets.schedules import nightly_evaluation
 from finchunk_pipeline.assets.sensors import chunk_set_config_sensor
-from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.settings import DEFAULT_CORPUS
+from finchunk_pipeline import ChunkerConfig
+from finchunk_pipeline import DEFAULT_CORPUS
 
 PARTITIONED = [chunk_sets, bm25_index, retrieval_evaluation]
 CONFIGS = {

@@ -9,15 +9,15 @@ import pandas as pd
 import pytest
 
 from finchunk_pipeline.chunking.bound import SPLIT_NOTE, piece_bound, span_chars, split_spans
-from finchunk_pipeline.chunking.document import chunk_document
-from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.chunking.model import SPAN_JOINER
-from finchunk_pipeline.chunking.registry import STRATEGIES
-from finchunk_pipeline.chunking.chunk_set import build_chunk_set
-from finchunk_pipeline.chunking.store import ChunkStore
-from finchunk_pipeline.evaluation.report import build_report, render_markdown
+from finchunk_pipeline import chunk_document
+from finchunk_pipeline import ChunkerConfig
+from finchunk_pipeline import SPAN_JOINER
+from finchunk_pipeline import STRATEGIES
+from finchunk_pipeline import build_chunk_set
+from finchunk_pipeline import ChunkStore
+from finchunk_pipeline import build_report, render_markdown
 from finchunk_pipeline.parse import markdown
-from finchunk_pipeline.parse.store import BlockStore
+from finchunk_pipeline import BlockStore
 
 from .test_chunking_strategies import _fake_embed
 
@@ -103,8 +103,8 @@ def test_chunk_set_reports_the_split_and_no_chunk_over_the_bound(tmp_path):
 def test_the_bound_never_cuts_a_row_from_its_repeated_table_header():
     """Row groups of one row each repeat a long caption and header: over max_chars, within
     the structure bound (ROW_GROUP_CONTEXT_CHARS), so every chunk keeps the header."""
-    from finchunk_pipeline.chunking.document import chunk_document
-    from finchunk_pipeline.chunking.config import ChunkerConfig
+    from finchunk_pipeline import chunk_document
+    from finchunk_pipeline import ChunkerConfig
     from finchunk_pipeline.parse import markdown
 
     caption = ("Consolidated statements of operations of the group and its subsidiaries for the years "
@@ -125,9 +125,9 @@ def test_the_bound_never_cuts_a_row_from_its_repeated_table_header():
 def test_token_safe_chunk_sets_have_no_chunk_over_the_model_limit():
     """Figures tokenise densely: a 700-character run of numbers is far over MiniLM's 256
     tokens although under the character bound. token_safe splits it until it fits, spans exact."""
-    from finchunk_pipeline.chunking.document import chunk_document
-    from finchunk_pipeline.chunking.config import ChunkerConfig
-    from finchunk_pipeline.chunking.tokens import token_counter
+    from finchunk_pipeline import chunk_document
+    from finchunk_pipeline import ChunkerConfig
+    from finchunk_pipeline import token_counter
     from finchunk_pipeline.parse import text as text_parser
 
     figures = "\n".join(f"Segment {i} revenue $ {1000 + 37 * i:,}.{i % 10} $ {900 + 13 * i:,}.{i % 7} ({i}.{i}%)"

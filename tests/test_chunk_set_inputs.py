@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.chunking.chunk_set import build_chunk_set
-from finchunk_pipeline.chunking.store import ChunkStore
+from finchunk_pipeline import ChunkerConfig
+from finchunk_pipeline import build_chunk_set
+from finchunk_pipeline import ChunkStore
 from finchunk_pipeline.parse import markdown
-from finchunk_pipeline.parse.store import BlockStore
+from finchunk_pipeline import BlockStore
 
 TEXT = "# Results\n\nRevenue grew to 120 million in the year.\n\n## Outlook\n\nWe expect growth.\n"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from finchunk_pipeline.chunking.config import ChunkerConfig, load_chunker_configs
+from finchunk_pipeline import ChunkerConfig, load_chunker_configs
 from finchunk_pipeline.chunking.chunk_set import inputs_hash
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from finchunk_pipeline.chunking.config import ChunkerConfig, parse_chunker_configs
-from finchunk_pipeline.chunking.registry import STRATEGIES
+from finchunk_pipeline import ChunkerConfig, parse_chunker_configs
+from finchunk_pipeline import STRATEGIES
 
 
 def test_hash_ignores_parameter_order_and_follows_parameters():
@@ -57,7 +57,7 @@ def test_messages_name_file_entry_and_field():
 
 
 def test_load_names_the_file(tmp_path):
-    from finchunk_pipeline.chunking.config import load_chunker_configs
+    from finchunk_pipeline import load_chunker_configs
 
     path = tmp_path / "chunkers.yaml"
     path.write_text("chunk_sets:\n  - {name: p, strategy: paragraph, params: {min_chars: 900, max_chars: 500}}\n")

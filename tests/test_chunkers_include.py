@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from finchunk_pipeline.chunking.config import load_chunker_configs
-from finchunk_pipeline.chunking.registry import STRATEGIES
-from finchunk_pipeline.settings import PROJECT_ROOT
+from finchunk_pipeline import load_chunker_configs
+from finchunk_pipeline import STRATEGIES
+from finchunk_pipeline import PROJECT_ROOT
 
 BASE = "chunk_sets:\n  - {name: fixed, strategy: fixed}\n  - {name: recursive, strategy: recursive}\n"
 

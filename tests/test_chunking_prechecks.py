@@ -46,7 +46,7 @@ def test_has_deleted_space_matches_the_regex():
 
 
 def test_count_capped_is_exact_up_to_the_cap():
-    from finchunk_pipeline.chunking.tokens import token_counter
+    from finchunk_pipeline import token_counter
 
     counter = token_counter()
     rng = random.Random(14)

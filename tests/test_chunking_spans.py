@@ -10,12 +10,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from finchunk_pipeline.chunking.document import chunk_document
-from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.chunking.model import SPAN_JOINER
-from finchunk_pipeline.chunking.registry import STRATEGIES
-from finchunk_pipeline.parse.registry import select_parser
-from finchunk_pipeline.settings import DEFAULT_CORPUS
+from finchunk_pipeline import chunk_document
+from finchunk_pipeline import ChunkerConfig
+from finchunk_pipeline import SPAN_JOINER
+from finchunk_pipeline import STRATEGIES
+from finchunk_pipeline import select_parser
+from finchunk_pipeline import DEFAULT_CORPUS
 
 from .conftest import DEVDATA, needs_devdata
 

@@ -7,16 +7,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from finchunk_pipeline.chunking.config import parse_chunker_configs
+from finchunk_pipeline import parse_chunker_configs
 from finchunk_pipeline.chunking.context import build_chunks
-from finchunk_pipeline.chunking.model import SPAN_JOINER
-from finchunk_pipeline.chunking.registry import STRATEGIES
+from finchunk_pipeline import SPAN_JOINER
+from finchunk_pipeline import STRATEGIES
 from finchunk_pipeline.chunking.sentence import split_sentences
-from finchunk_pipeline.chunking.tokens import token_counter
+from finchunk_pipeline import token_counter
 from finchunk_pipeline.parse import markdown
-from finchunk_pipeline.parse.model import Block, BlockKind, ParsedDocument
+from finchunk_pipeline import Block, BlockKind, ParsedDocument
 from finchunk_pipeline.parse.offsets import OffsetMap
-from finchunk_pipeline.parse.registry import select_parser
+from finchunk_pipeline import select_parser
 
 from .pins import fake_embed
 

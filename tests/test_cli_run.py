@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from finchunk_pipeline.chunking.registry import STRATEGIES
-from finchunk_pipeline.chunking.strategy import Strategy
+from finchunk_pipeline import STRATEGIES
+from finchunk_pipeline import Strategy
 from finchunk_pipeline.cli import main
 
 

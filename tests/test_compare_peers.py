@@ -3,7 +3,7 @@ neutral view (rows of a neutral retriever apart, no recommendation from it)."""
 from __future__ import annotations
 
 from finchunk_pipeline.evaluation.compare import family_comparison, recommendations
-from finchunk_pipeline.evaluation.report import build_report, render_markdown
+from finchunk_pipeline import build_report, render_markdown
 
 
 def _entry(name, family, recalls, retriever="bm25", budget=1500, mode="global"):

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from finchunk_pipeline.settings import PROJECT_ROOT
+from finchunk_pipeline import PROJECT_ROOT
 
 from .servers import free_port
 

@@ -61,14 +61,14 @@ def test_es_corpus_is_regenerated_identically(tmp_path):
 def _recall_at_3(corpus, language_override=None):
     """Parse, chunk (structure, header), BM25 with the languages of the documents' column;
     mean recall@3 over the answerable questions (global mode)."""
-    from finchunk_pipeline.chunking.document import chunk_document
-    from finchunk_pipeline.chunking.config import ChunkerConfig
+    from finchunk_pipeline import chunk_document
+    from finchunk_pipeline import ChunkerConfig
     from finchunk_pipeline.chunking.chunk_set import META_FIELDS
     from finchunk_pipeline.chunking.store import chunks_to_table
-    from finchunk_pipeline.evaluation.retrieval import evaluate_retriever
+    from finchunk_pipeline import evaluate_retriever
     from finchunk_pipeline.index.bm25_retriever import BM25Retriever
     from finchunk_pipeline.index.languages import document_languages
-    from finchunk_pipeline.parse.registry import select_parser
+    from finchunk_pipeline import select_parser
 
     config = ChunkerConfig(name="structure-h", strategy="structure", params={"max_chars": 800}, header=True)
     chunks = []
@@ -97,7 +97,7 @@ def test_spanish_point_in_time_questions_answered_from_facts(corpus):
     """The es corpus's point-in-time questions (a 2023 figure as first published, then as
     restated in the 2024 report) parse and are answered from its ESEF-like facts, no look-ahead."""
     from finchunk_pipeline.xbrl.answer import parse_question, score_point_in_time
-    from finchunk_pipeline.xbrl.store import FactsStore
+    from finchunk_pipeline import FactsStore
 
     store = FactsStore()
     store.load_path(ES)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from finchunk_pipeline.corpus import CorpusError, load_corpus
-from finchunk_pipeline.settings import DEFAULT_CORPUS
+from finchunk_pipeline import DEFAULT_CORPUS
 
 from .conftest import DEVDATA, needs_devdata, write_corpus
 

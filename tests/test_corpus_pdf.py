@@ -15,7 +15,7 @@ from finchunk_pipeline.corpus import CorpusError, load_corpus, schema
 from finchunk_pipeline.fetch.download import fetch_urls
 from finchunk_pipeline.fetch.http import HttpClient
 from finchunk_pipeline.fetch.local import ingest_corpus
-from finchunk_pipeline.fetch.raw_store import RawStore
+from finchunk_pipeline import RawStore
 from finchunk_pipeline.storage import sha256_bytes
 
 from . import pdfs

@@ -24,7 +24,7 @@ from finchunk_pipeline.assets.resources import PipelineResource
 from finchunk_pipeline.corpus import schema
 from finchunk_pipeline.evaluation.history import append_history, history_dir, load_history
 from finchunk_pipeline.index.embed import Embedder
-from finchunk_pipeline.settings import DEFAULT_CORPUS
+from finchunk_pipeline import DEFAULT_CORPUS
 
 from .test_pipeline_dagster import run_all
 
@@ -159,7 +159,7 @@ def test_a_marker_written_before_records_is_accepted_then_given_them(tmp_path):
 
 
 def test_an_old_chunk_manifest_is_checked_by_its_size_and_adopted(tmp_path):
-    from finchunk_pipeline.chunking.store import ChunkStore
+    from finchunk_pipeline import ChunkStore
 
     store = ChunkStore(tmp_path)
     store.write("v", pa.table({"a": [1, 2, 3]}), {"inputs": "k"})
@@ -205,10 +205,10 @@ def test_the_regression_check_survives_a_record_that_is_not_one(tmp_path, caplog
 
 
 def test_a_damaged_evaluation_is_left_out_of_the_report_with_a_warning(tmp_path, caplog):
-    from finchunk_pipeline.chunking.config import ChunkerConfig
+    from finchunk_pipeline import ChunkerConfig
     from finchunk_pipeline.evaluation.corpus_report import stored_evaluations
-    from finchunk_pipeline.settings import Settings
-    from finchunk_pipeline.workspace import Workspace
+    from finchunk_pipeline import Settings
+    from finchunk_pipeline import Workspace
 
     ws = Workspace(Settings(data_root=tmp_path / "data", corpus_dir=DEFAULT_CORPUS))
     configs = [ChunkerConfig("a", "structure"), ChunkerConfig("b", "structure", {"max_chars": 500})]

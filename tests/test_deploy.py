@@ -13,7 +13,7 @@ import tomllib
 import pytest
 import yaml
 
-from finchunk_pipeline.settings import PROJECT_ROOT
+from finchunk_pipeline import PROJECT_ROOT
 
 DEPLOY = PROJECT_ROOT / "deploy"
 ENV = {"DAGSTER_PG_HOST": "db", "DAGSTER_PG_PORT": "5432", "DAGSTER_PG_USER": "dagster",

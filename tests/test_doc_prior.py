@@ -146,7 +146,7 @@ def test_english_terms_depend_on_the_text_with_whitespace_runs_made_one_space():
     import random
     import sys
 
-    from finchunk_pipeline.index.analyzer import get_analyzer
+    from finchunk_pipeline import get_analyzer
     from finchunk_pipeline.index.bm25_retriever import _terms_text_hash
 
     spaces = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]

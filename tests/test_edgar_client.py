@@ -191,7 +191,7 @@ def test_fetch_filings_rows_and_corpus(server, tmp_path):
     assert len(list((tmp_path / "raw").glob("*.html"))) == 3
     # the rows form a corpus folder the loader accepts
     write_documents(rows, tmp_path / "corpus")
-    from finchunk_pipeline.corpus.loader import load_corpus
+    from finchunk_pipeline import load_corpus
     corpus = load_corpus(tmp_path / "corpus")
     assert len(corpus.documents) == 3 and not corpus.document_problems
 

@@ -63,7 +63,7 @@ def test_onnx_export_is_local_and_close_to_torch(tmp_path):
 @pytest.mark.slow
 def test_semantic_sentences_go_through_the_embedding_cache(tmp_path, monkeypatch):
     import finchunk_pipeline.chunking.semantic as semantic
-    from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline import STRATEGIES
     from finchunk_pipeline.chunking.strategy_context import ChunkingContext
     from finchunk_pipeline.parse import markdown
 
@@ -93,10 +93,11 @@ def test_semantic_prepare_changes_no_chunk(monkeypatch):
     import pyarrow.parquet as pq
 
     import finchunk_pipeline.chunking.semantic as semantic
-    from finchunk_pipeline.chunking.document import chunk_document, chunk_documents
-    from finchunk_pipeline.chunking.config import ChunkerConfig
-    from finchunk_pipeline.parse.registry import select_parser
-    from finchunk_pipeline.settings import DEFAULT_CORPUS
+    from finchunk_pipeline import chunk_document
+    from finchunk_pipeline.chunking.document import chunk_documents
+    from finchunk_pipeline import ChunkerConfig
+    from finchunk_pipeline import select_parser
+    from finchunk_pipeline import DEFAULT_CORPUS
 
     from .pins import fake_embed
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from finchunk_pipeline.chunking.config import parse_chunker_configs
-from finchunk_pipeline.chunking.chunk_set import build_chunk_set
-from finchunk_pipeline.chunking.store import ChunkStore
+from finchunk_pipeline import parse_chunker_configs
+from finchunk_pipeline import build_chunk_set
+from finchunk_pipeline import ChunkStore
 from finchunk_pipeline.enrichment.build import EnrichmentError, EnrichmentStore, build_enrichment
 from finchunk_pipeline.enrichment.cache import TextCache
 from finchunk_pipeline.parse import markdown
-from finchunk_pipeline.parse.store import BlockStore
+from finchunk_pipeline import BlockStore
 
 DOC = "# {name} plc — Annual report 2024\n\n## Results\n\nRevenue was {rev} million.\n\n## Outlook\n\nGrowth ahead.\n"
 

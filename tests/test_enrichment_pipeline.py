@@ -10,7 +10,7 @@ import pytest
 from dagster import DagsterInstance, materialize
 
 from finchunk_pipeline.assets.answers import answers
-from finchunk_pipeline.chunking.registry import STRATEGIES
+from finchunk_pipeline import STRATEGIES
 from finchunk_pipeline.definitions import PIPELINE_ASSETS, resources
 from finchunk_pipeline.parse import registry
 

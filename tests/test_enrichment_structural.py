@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from finchunk_pipeline.chunking.document import chunk_document
-from finchunk_pipeline.chunking.config import ChunkerConfig, parse_chunker_configs
+from finchunk_pipeline import chunk_document
+from finchunk_pipeline import ChunkerConfig, parse_chunker_configs
 from finchunk_pipeline.enrichment.model import EnrichSpec, chunk_hash, parse_enrich
 from finchunk_pipeline.enrichment.structural import ChunkRef, enrich_document, fit
 from finchunk_pipeline.parse import markdown

@@ -10,7 +10,7 @@ from finchunk_pipeline.evaluation.containment import (
     scorable,
 )
 from finchunk_pipeline.evaluation.precision import precision_iou
-from finchunk_pipeline.evaluation.retrieval import evaluate_retriever
+from finchunk_pipeline import evaluate_retriever
 
 
 def test_span_prefix_reading_order():

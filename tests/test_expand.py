@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from finchunk_pipeline.chunking.context import build_chunks
 from finchunk_pipeline.chunking.expand import expand_chunk
-from finchunk_pipeline.chunking.model import SPAN_JOINER
-from finchunk_pipeline.chunking.registry import STRATEGIES
+from finchunk_pipeline import SPAN_JOINER
+from finchunk_pipeline import STRATEGIES
 from finchunk_pipeline.parse import html, markdown
 
 MD = ("# Report\n\n## Segments\n\nRevenue by segment (in € millions):\n\n| Segment | 2024 | 2023 |\n|---|---|---|\n"

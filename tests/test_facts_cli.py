@@ -8,7 +8,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from finchunk_pipeline.cli import main
-from finchunk_pipeline.xbrl.store import FactsStore
+from finchunk_pipeline import FactsStore
 
 REV = "us-gaap:Revenues"
 

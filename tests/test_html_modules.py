@@ -10,7 +10,7 @@ from finchunk_pipeline.parse.html.atoms import Atoms, add_raw_text
 from finchunk_pipeline.parse.html.tables import Table, emit_table
 from finchunk_pipeline.parse.html.tokenizer import tokenize
 from finchunk_pipeline.parse.html.writer import BlockWriter
-from finchunk_pipeline.parse.model import BlockKind
+from finchunk_pipeline import BlockKind
 
 PACKAGE = Path(H.__file__).parent
 

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from finchunk_pipeline.evaluation.containment import contains_answer
-from finchunk_pipeline.index.analyzer import get_analyzer
+from finchunk_pipeline import get_analyzer
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.languages import document_languages, languages_key
 from finchunk_pipeline.index.tokenize import tokenize

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pandas as pd
 
 from finchunk_pipeline.parse.markdown import parse
-from finchunk_pipeline.parse.model import BlockKind
-from finchunk_pipeline.settings import DEFAULT_CORPUS
+from finchunk_pipeline import BlockKind
+from finchunk_pipeline import DEFAULT_CORPUS
 
 from .conftest import DEVDATA, needs_devdata
 

@@ -1,8 +1,8 @@
 """Far notes to the financial statements travel with what refers to them (structure v5)."""
 from __future__ import annotations
 
-from finchunk_pipeline.chunking.document import chunk_document
-from finchunk_pipeline.chunking.config import ChunkerConfig
+from finchunk_pipeline import chunk_document
+from finchunk_pipeline import ChunkerConfig
 from finchunk_pipeline.chunking.note_links import note_sections, referenced_notes, title_key
 from finchunk_pipeline.parse.markdown import parse
 

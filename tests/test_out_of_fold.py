@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from finchunk_pipeline.evaluation.out_of_fold import Side, compare_out_of_fold, document_folds, sides
+from finchunk_pipeline import compare_out_of_fold
+from finchunk_pipeline.evaluation.out_of_fold import Side, document_folds, sides
 
 
 def test_folds_keep_each_document_whole_and_are_seeded():

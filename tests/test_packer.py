@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from finchunk_pipeline.chunking.model import SPAN_JOINER
+from finchunk_pipeline import SPAN_JOINER
 from finchunk_pipeline.chunking.packer import Packer, Unit, UnitTooLarge, default_budget
-from finchunk_pipeline.chunking.tokens import token_counter
+from finchunk_pipeline import token_counter
 
 
 def _units(view: str, paras: list[str]) -> list[Unit]:

@@ -7,7 +7,7 @@ import random
 from finchunk_pipeline.chunking.context import normalize_spans
 from finchunk_pipeline.chunking.paragraph import _ParagraphWalk
 from finchunk_pipeline.chunking.sentence import split_sentences
-from finchunk_pipeline.parse.model import Block, BlockKind, ParsedDocument
+from finchunk_pipeline import Block, BlockKind, ParsedDocument
 from tests.test_sentence_groups import _text
 
 

@@ -1,7 +1,7 @@
 """Statements as PDF text extraction writes them (financebench_dev's filings): figures after
 their label with single spaces, label lines between the column header and the first row, labels
 that wrap onto the row, column titles that no longer line up with the figures."""
-from finchunk_pipeline.parse.model import BlockKind
+from finchunk_pipeline import BlockKind
 from finchunk_pipeline.parse.row_figures import is_label_figures_row, trailing_figures
 from finchunk_pipeline.parse.text_tables import cells, is_row
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from finchunk_pipeline.parse import html as H
-from finchunk_pipeline.parse.model import BlockKind
+from finchunk_pipeline import BlockKind
 
 from .conftest import DEVDATA
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from finchunk_pipeline.parse import text as T
-from finchunk_pipeline.parse.model import BlockKind
+from finchunk_pipeline import BlockKind
 from finchunk_pipeline.parse.pages import page_layout
 
 # three pages as pypdf leaves them: a running header, the company line, the statement title

@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from finchunk_pipeline.chunking.document import chunk_document
-from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.chunking.model import SPAN_JOINER
-from finchunk_pipeline.chunking.registry import STRATEGIES
-from finchunk_pipeline.fetch.raw_store import RawStore
+from finchunk_pipeline import chunk_document
+from finchunk_pipeline import ChunkerConfig
+from finchunk_pipeline import SPAN_JOINER
+from finchunk_pipeline import STRATEGIES
+from finchunk_pipeline import RawStore
 from finchunk_pipeline.parse import registry
 from finchunk_pipeline.parse.pdf import NO_TEXT, parse
 from finchunk_pipeline.parse.pdf_layout import PdfError, PdfPasswordError, iter_pages, open_pdf, page_ranges
 from finchunk_pipeline.parse.corpus_parse import parse_documents
-from finchunk_pipeline.parse.store import BlockStore
+from finchunk_pipeline import BlockStore
 from finchunk_pipeline.storage import sha256_bytes
 
 from . import pdfs

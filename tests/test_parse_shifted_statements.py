@@ -4,7 +4,7 @@ re-cuts them into rows that pair each label with its own figures (``parse/shifte
 import random
 
 from finchunk_pipeline.parse import text as T
-from finchunk_pipeline.parse.model import BlockKind
+from finchunk_pipeline import BlockKind
 from finchunk_pipeline.parse.shifted_rows import is_shifted_line, is_shifted_table, lead_figures, shifted_rows
 
 from tests.statement_tables import only_table

@@ -1,7 +1,7 @@
 import pytest
 
 from finchunk_pipeline.parse import text as T
-from finchunk_pipeline.parse.model import BlockKind
+from finchunk_pipeline import BlockKind
 
 SAMPLE = """ACME CORP ANNUAL REPORT 2024
 

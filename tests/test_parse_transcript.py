@@ -1,8 +1,8 @@
 import pytest
 
 from finchunk_pipeline.parse import transcript as TR
-from finchunk_pipeline.parse.model import BlockKind
-from finchunk_pipeline.parse.registry import select_parser
+from finchunk_pipeline import BlockKind
+from finchunk_pipeline import select_parser
 
 TEXT = """ExampleCo Q2 2025 Earnings Call
 

@@ -4,7 +4,7 @@ last figure (``parse/vertical_rows.py``)."""
 import random
 
 from finchunk_pipeline.parse import text as T
-from finchunk_pipeline.parse.model import BlockKind
+from finchunk_pipeline import BlockKind
 from finchunk_pipeline.parse.vertical_rows import line_kind, vertical_rows
 
 from tests.statement_tables import only_table

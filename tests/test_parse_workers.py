@@ -11,11 +11,11 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from finchunk_pipeline.fetch.raw_store import RawStore
+from finchunk_pipeline import RawStore
 from finchunk_pipeline.parse import corpus_parse
 from finchunk_pipeline.parse.corpus_parse import AUTO_MIN_BYTES, parse_documents, parse_workers
-from finchunk_pipeline.parse.store import BlockStore
-from finchunk_pipeline.settings import DEFAULT_CORPUS
+from finchunk_pipeline import BlockStore
+from finchunk_pipeline import DEFAULT_CORPUS
 
 
 def _corpus(root: Path, n: int = 8) -> tuple[pd.DataFrame, RawStore]:

@@ -201,7 +201,7 @@ def test_unlabelled_corpus_runs_and_says_nothing_to_score(tmp_path, chunkers_fil
 
 def test_xbrl_branch_answers_point_in_time_questions(tmp_path, chunkers_file):
     from finchunk_pipeline.definitions import xbrl_assets
-    from finchunk_pipeline.settings import DEFAULT_CORPUS
+    from finchunk_pipeline import DEFAULT_CORPUS
 
     pipeline = make_pipeline(tmp_path, DEFAULT_CORPUS, chunkers_file)
     result = materialize(PIPELINE_ASSETS, selection=xbrl_assets(), instance=DagsterInstance.ephemeral(),

@@ -20,7 +20,8 @@ from finchunk_pipeline.definitions import PIPELINE_ASSETS, partitioned_assets, r
 from finchunk_pipeline.evaluation import metrics as metric_registry
 from finchunk_pipeline.evaluation.metrics import Column, MetricSpec
 from finchunk_pipeline.index import registry as retriever_registry
-from finchunk_pipeline.index.registry import IndexSpec, RetrieverSpec
+from finchunk_pipeline import RetrieverSpec
+from finchunk_pipeline.index.registry import IndexSpec
 from finchunk_pipeline.parse import markdown
 from finchunk_pipeline.parse import registry as parser_registry
 from finchunk_pipeline.storage import read_json, write_json

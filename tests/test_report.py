@@ -2,8 +2,8 @@
 import json
 
 from finchunk_pipeline.evaluation.plots import write_plots
-from finchunk_pipeline.evaluation.report import (append_history, build_report, read_history, render_markdown,
-                                                 write_report)
+from finchunk_pipeline import build_report, render_markdown
+from finchunk_pipeline.evaluation.report import append_history, read_history, write_report
 
 
 def _entry(name, strategy, header, mode, r):

@@ -11,7 +11,7 @@ import pytest
 from finchunk_pipeline.routing import HARD_THRESHOLD, METADATA_COLUMNS, VERSION, Catalog, Route, analyze
 from finchunk_pipeline.routing.catalog import short_name, tokenize
 from finchunk_pipeline.routing.periods import find_doc_types, find_periods
-from finchunk_pipeline.settings import DEFAULT_CORPUS
+from finchunk_pipeline import DEFAULT_CORPUS
 
 
 @pytest.fixture(scope="module")

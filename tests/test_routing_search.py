@@ -9,15 +9,15 @@ import pyarrow as pa
 import pytest
 
 from finchunk_pipeline.chunking.store import CHUNK_SCHEMA
-from finchunk_pipeline.evaluation.report import build_report, render_markdown
-from finchunk_pipeline.evaluation.retrieval import evaluate_retriever
+from finchunk_pipeline import build_report, render_markdown
+from finchunk_pipeline import evaluate_retriever
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
 from finchunk_pipeline.routing import Catalog
 from finchunk_pipeline.routing import search as routing_search
 from finchunk_pipeline.routing.search import Router, fuse_boost, routing_summary
-from finchunk_pipeline.settings import Settings
-from finchunk_pipeline.workspace import Workspace
+from finchunk_pipeline import Settings
+from finchunk_pipeline import Workspace
 
 # The documents say the same things in the same words: only the question's issuer tells them apart.
 DOCS = [  # doc_id, issuer, ticker, doc_type, fiscal_year, title

@@ -4,7 +4,7 @@ apart, touching, or separated by text or by characters the normalizer deletes.""
 import random
 from types import SimpleNamespace
 
-from finchunk_pipeline.chunking.model import SPAN_JOINER
+from finchunk_pipeline import SPAN_JOINER
 from finchunk_pipeline.chunking.packer import Packer
 from finchunk_pipeline.chunking.row_tokens import RowGroupTokens
 

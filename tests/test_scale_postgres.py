@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from dagster import AssetKey, AssetRecordsFilter, DagsterInstance, DagsterRunStatus, RunsFilter
 
 from finchunk_pipeline.cli import main
-from finchunk_pipeline.settings import PROJECT_ROOT
+from finchunk_pipeline import PROJECT_ROOT
 
 MODULE = "finchunk_pipeline.definitions"
 

@@ -16,7 +16,7 @@ from finchunk_pipeline.assets.resources import PipelineResource
 from finchunk_pipeline.claims import RemoteLease, claim, supports_exclusive_create
 from finchunk_pipeline.definitions import PIPELINE_ASSETS, resources, xbrl_assets
 from finchunk_pipeline.remote import RemoteMirror, RemoteStorageError, mirror_of
-from finchunk_pipeline.settings import Settings
+from finchunk_pipeline import Settings
 
 from .servers import free_port
 from .test_pipeline_dagster import parser_calls, run_chunk_set, run_documents, run_report  # noqa: F401
@@ -42,7 +42,7 @@ def test_second_machine_reuses_an_s3_data_root(tmp_path, s3_server, default_corp
                                                parser_calls):
     import shutil
 
-    from finchunk_pipeline.settings import DEFAULT_CORPUS
+    from finchunk_pipeline import DEFAULT_CORPUS
 
     shutil.copy(DEFAULT_CORPUS / "xbrl_facts.parquet", default_corpus_copy / "xbrl_facts.parquet")
     bucket = s3_server.create_bucket()

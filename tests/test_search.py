@@ -14,8 +14,8 @@ from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
 from finchunk_pipeline.index.entries.dense import build_retriever as build_dense
 from finchunk_pipeline.index.registry import index_exists
 from finchunk_pipeline.index.search import Filters, as_of_cutoff, row_mask, search
-from finchunk_pipeline.settings import Settings
-from finchunk_pipeline.workspace import Workspace
+from finchunk_pipeline import Settings
+from finchunk_pipeline import Workspace
 
 from .test_index_dense import fake_embedder
 
@@ -261,7 +261,7 @@ def test_serve_command_binds_localhost_and_stops_on_sigterm(ws, tmp_path):
     import time
     import urllib.request
 
-    from finchunk_pipeline.settings import PROJECT_ROOT
+    from finchunk_pipeline import PROJECT_ROOT
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -10,12 +10,13 @@ import pandas as pd
 import pytest
 
 from finchunk_pipeline.chunking.bound import span_chars
-from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.chunking.chunk_set import build_chunk_set
+from finchunk_pipeline import ChunkerConfig
+from finchunk_pipeline import build_chunk_set
 from finchunk_pipeline.chunking.semantic import CAP_NOTE, TABLE_NOTE
-from finchunk_pipeline.chunking.store import ChunkStore, spans_of
+from finchunk_pipeline import ChunkStore
+from finchunk_pipeline.chunking.store import spans_of
 from finchunk_pipeline.parse import markdown
-from finchunk_pipeline.parse.store import BlockStore
+from finchunk_pipeline import BlockStore
 
 from .test_chunking_strategies import _fake_embed
 

@@ -8,8 +8,8 @@ from dagster import DagsterInstance, SensorResult, SkipReason, build_sensor_cont
 from finchunk_pipeline.assets.partitions import chunk_set_partitions
 from finchunk_pipeline.assets.resources import PipelineResource
 from finchunk_pipeline.assets.sensors import chunk_set_config_sensor
-from finchunk_pipeline.chunking.registry import STRATEGIES
-from finchunk_pipeline.chunking.strategy import Strategy
+from finchunk_pipeline import STRATEGIES
+from finchunk_pipeline import Strategy
 from finchunk_pipeline.cli import main
 
 

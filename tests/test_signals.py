@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from dagster import DagsterEventType, DagsterInstance, DagsterRun, DagsterRunStatus
 
-from finchunk_pipeline.chunking.strategy import Strategy
+from finchunk_pipeline import Strategy
 from finchunk_pipeline.cli.process import (HOST_TAG, PID_TAG, START_TAG, process_alive, process_start,
                                            reap_orphaned_runs, run_tags)
-from finchunk_pipeline.settings import PROJECT_ROOT
+from finchunk_pipeline import PROJECT_ROOT
 
 TIMEOUT = 120  # generous: the machine is shared
 
@@ -121,7 +121,7 @@ class SignalsItself(Strategy):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_inside_a_step_fails_that_run_and_stops(tmp_path, default_corpus_copy, chunkers_file, monkeypatch,
                                                        capsys, sig):
-    from finchunk_pipeline.chunking.registry import STRATEGIES
+    from finchunk_pipeline import STRATEGIES
     from finchunk_pipeline.cli import main
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))

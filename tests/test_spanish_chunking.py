@@ -125,10 +125,10 @@ def test_one_text_parsed_under_two_languages_is_stored_twice(tmp_path):
     reused for a Spanish document or the other way round. English keys are unchanged."""
     import pandas as pd
 
-    from finchunk_pipeline.fetch.raw_store import RawStore
+    from finchunk_pipeline import RawStore
     from finchunk_pipeline.parse.registry import parsers
     from finchunk_pipeline.parse.corpus_parse import parse_documents
-    from finchunk_pipeline.parse.store import BlockStore
+    from finchunk_pipeline import BlockStore
 
     raw, blocks = RawStore(tmp_path / "raw"), BlockStore(tmp_path / "blocks")
     sha, _ = raw.put_bytes(ES_REPORT.encode(), "text")

@@ -8,7 +8,7 @@ import stat
 import pyarrow as pa
 import pytest
 
-from finchunk_pipeline.fetch.raw_store import RawStore
+from finchunk_pipeline import RawStore
 from finchunk_pipeline.storage import atomic_path, write_bytes, write_json, write_parquet, write_text
 
 

@@ -8,12 +8,13 @@ import random
 import pyarrow.parquet as pq
 import pytest
 
-from finchunk_pipeline.chunking.document import chunk_document
-from finchunk_pipeline.chunking.config import ChunkerConfig
-from finchunk_pipeline.chunking.registry import STRATEGIES
-from finchunk_pipeline.chunking.tokens import TokenCounter, word_start_flags, _word_additive, token_counter
-from finchunk_pipeline.parse.registry import select_parser
-from finchunk_pipeline.settings import DEFAULT_CORPUS
+from finchunk_pipeline import chunk_document
+from finchunk_pipeline import ChunkerConfig
+from finchunk_pipeline import STRATEGIES
+from finchunk_pipeline import token_counter
+from finchunk_pipeline.chunking.tokens import TokenCounter, word_start_flags, _word_additive
+from finchunk_pipeline import select_parser
+from finchunk_pipeline import DEFAULT_CORPUS
 
 WEIRD = ["\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u2009", "\u2028", "\u3000", "\u200b", "\ufffd", "\x00",
          "\t", "\r", "\n", "\u0301", "İ", "ı", "ß", "ﬁ", "Σ", "ǅ", "文", "𝔘", "[CLS]", "[MASK]", "x" * 101,

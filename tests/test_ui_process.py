@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from finchunk_pipeline.settings import PROJECT_ROOT
+from finchunk_pipeline import PROJECT_ROOT
 
 from .test_signals import _wait_for
 

@@ -9,7 +9,7 @@ import re
 
 from finchunk_pipeline.assets.evaluation import png_data_uri
 from finchunk_pipeline.evaluation.plots import DPI, MAX_WIDTH_IN, write_plots
-from finchunk_pipeline.evaluation.report import build_report, render_markdown
+from finchunk_pipeline import build_report, render_markdown
 
 DIALOG_PX = 1280
 IMAGE = re.compile(r"!\[([^\]]*)\]\((data:image/png;base64,[^)]+)\)")

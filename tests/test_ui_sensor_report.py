@@ -13,7 +13,7 @@ from dagster import AssetKey, DagsterInstance, build_sensor_context
 from finchunk_pipeline.assets.partitions import chunk_set_partitions
 from finchunk_pipeline.assets.resources import PipelineResource
 from finchunk_pipeline.assets.sensors import RETIRED_TAG, chunk_set_config_sensor
-from finchunk_pipeline.chunking.registry import STRATEGIES
+from finchunk_pipeline import STRATEGIES
 from finchunk_pipeline.cli import main
 
 

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from finchunk_pipeline.xbrl import pit, quarters
 from finchunk_pipeline.xbrl.companyfacts import companyfacts_rows, read_companyfacts
-from finchunk_pipeline.xbrl.store import FactsStore, UnknownEntityError
+from finchunk_pipeline import FactsStore
+from finchunk_pipeline.xbrl.store import UnknownEntityError
 
 DEVDATA = Path(__file__).resolve().parents[1].parent / "shared" / "devdata"
 SNOW_JSON = DEVDATA / "companyfacts" / "CIK0001640147.json"

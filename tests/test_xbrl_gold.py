@@ -19,7 +19,7 @@ from finchunk_pipeline.evaluation.xbrl_gold.corpus import REPORT, gold_from_xbrl
 from finchunk_pipeline.evaluation.xbrl_gold.stored import GoldOptions
 from finchunk_pipeline.evaluation.xbrl_gold.words import concept_words, member_words, period_words, topic_words
 from finchunk_pipeline.parse import html
-from finchunk_pipeline.settings import Settings
+from finchunk_pipeline import Settings
 
 from .ixbrl_docs import documents_rows
 
@@ -204,7 +204,7 @@ def test_a_corpus_without_tagged_facts_stores_no_questions_even_through_a_remote
     import shutil
 
     from finchunk_pipeline.evaluation.xbrl_gold.stored import GoldFiles, GoldOptions, build_generated_gold
-    from finchunk_pipeline.parse.store import BlockStore
+    from finchunk_pipeline import BlockStore
 
     local, remote = tmp_path / "local", tmp_path / "remote"
     blocks = BlockStore(local / "blocks")

@@ -8,7 +8,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from finchunk_pipeline.xbrl import pit
-from finchunk_pipeline.xbrl.store import FactsStore
+from finchunk_pipeline import FactsStore
 
 
 def _fact(concept: str, value: float, accession: str = "A-1") -> dict:
