@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from finchunk_pipeline.corpus.content import binary_problem, controls_as_spaces, stray_controls
+from finchunk_pipeline.parse.content import binary_problem, controls_as_spaces, stray_controls
 from finchunk_pipeline import load_corpus
 
 from .conftest import write_corpus

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pandas as pd
 
 from finchunk_pipeline.evaluation.coverage import is_retrieved
-from finchunk_pipeline.evaluation.gold_resolution import (EXACT, OFFSETS, UNRESOLVED, WHOLE_PAGE, normalize,
+from finchunk_pipeline.evaluation.gold_resolution import (EXACT, OFFSETS, UNRESOLVED, WHOLE_PAGE,
                                                           resolve_passages, resolve_quote, summary)
+from finchunk_pipeline.lang.fold import normalize
 
 PAGE1 = "Annual Report 2024\n\nRevenue grew   in every\nregion during the year.\n"
 PAGE2 = ("Consolidated balance sheet\n\nCash and cash equivalents     $ 5,794     $ 4,225\n"

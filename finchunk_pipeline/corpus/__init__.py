@@ -1,7 +1,7 @@
 """The evaluation corpus: its format, loading and validation, and the synthetic generator.
 
 ``Corpus``, ``CorpusError`` and ``load_corpus`` (corpus/loader.py) are imported when first
-read, so a module that needs only ``corpus.content`` or ``corpus.schema`` (a parse worker
+read, so a module that needs only ``corpus.schema`` (a parse worker
 process) does not import pandas.
 """
 from __future__ import annotations

@@ -37,7 +37,7 @@ import pyarrow as pa
 
 from ..storage import write_bytes, write_parquet
 from . import schema
-from .content import binary_problem, signature_of
+from ..parse.content import binary_problem, signature_of
 from .filing_metadata import filename_metadata, html_metadata, parse_date, pdf_metadata, text_metadata
 
 FORMAT_EXT = {"pdf": ".pdf", "html": ".html", "markdown": ".md", "text": ".txt"}
@@ -292,7 +292,7 @@ def _stored_name(stem: str, fmt: str, docs: list[dict]) -> str:
 
 def _questions(path, out: Path, docs: list[dict], by_file: dict[str, str], texts: dict[str, str],
                result: FromFilesResult) -> None:
-    from ..evaluation.gold_resolution import normalize
+    from ..lang.fold import normalize
 
     fmt = {d["doc_id"]: d["format"] for d in docs}
     questions, passages = [], []

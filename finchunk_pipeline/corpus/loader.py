@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from ..parse.registry import binary_formats, formats
 from . import schema
-from .content import binary_problem
+from ..parse.content import binary_problem
 
 
 class CorpusError(ValueError):

@@ -22,13 +22,13 @@ workspace) and ``summary`` the report's ``gold_resolution``.
 """
 from __future__ import annotations
 
-import unicodedata
 from typing import Callable, Iterable
 
 import pandas as pd
 import pyarrow as pa
 
 from ..corpus.schema import PASSAGES
+from ..lang.fold import normalize
 from ..parse.pdf_layout import page_ranges
 
 NGRAM = 8
@@ -38,25 +38,6 @@ OFFSETS, EXACT, WHOLE_PAGE, UNRESOLVED = "offsets", "exact", "whole_page", "unre
 # the corpus's passage columns, then where each was resolved and how
 RESOLVED_SCHEMA = pa.schema(list(PASSAGES) + [("page", pa.int64()), ("resolution", pa.string()),
                                               ("problem", pa.string())])
-
-
-def _fold(ch: str) -> str:
-    if ch.isascii():
-        return ch.lower() if ch.isalnum() else ""
-    return "".join(c for c in unicodedata.normalize("NFKC", ch).lower() if c.isalnum())
-
-
-def normalize(text: str, base: int = 0) -> tuple[str, list[int]]:
-    """``text`` reduced to its lower-cased letters and digits, and for each kept character
-    the offset (``base`` + index) of the character it came from."""
-    out: list[str] = []
-    where: list[int] = []
-    for i, ch in enumerate(text):
-        f = _fold(ch)
-        if f:
-            out.append(f)
-            where.extend([base + i] * len(f))
-    return "".join(out), where
 
 
 def _grams(s: str) -> set[str]:

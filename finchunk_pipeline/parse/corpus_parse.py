@@ -27,7 +27,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ..corpus.content import controls_as_spaces
+from .content import controls_as_spaces
 from ..fetch.raw_store import RawStore
 from .ocr_keys import stored_key, written_key
 from .ocr_pool import close_shared as close_ocr_workers

@@ -16,7 +16,7 @@ from typing import Iterator
 import pyarrow as pa
 
 from ...corpus import schema
-from ...corpus.content import controls_as_spaces
+from ...parse.content import controls_as_spaces
 from ...corpus.loader import document_bytes, load_corpus
 from ...parse.registry import UnsupportedDocument, select_parser
 from ...storage import write_json, write_parquet
