@@ -21,12 +21,12 @@ __version__ = "0.1.0"
 # public name -> (module under finchunk_pipeline, attribute there)
 _PUBLIC: dict[str, tuple[str, str]] = {
     # the data types every stage passes on
-    "Block": ("parse.model", "Block"),
-    "BlockKind": ("parse.model", "BlockKind"),
-    "ParsedDocument": ("parse.model", "ParsedDocument"),
-    "TaggedFact": ("parse.model", "TaggedFact"),
-    "Chunk": ("chunking.model", "Chunk"),
-    "SPAN_JOINER": ("chunking.model", "SPAN_JOINER"),
+    "Block": ("types.blocks", "Block"),
+    "BlockKind": ("types.blocks", "BlockKind"),
+    "ParsedDocument": ("types.blocks", "ParsedDocument"),
+    "TaggedFact": ("types.blocks", "TaggedFact"),
+    "Chunk": ("types.chunks", "Chunk"),
+    "SPAN_JOINER": ("types.chunks", "SPAN_JOINER"),
     # settings
     "Settings": ("settings", "Settings"),
     "DEFAULT_CORPUS": ("settings", "DEFAULT_CORPUS"),

@@ -15,7 +15,7 @@ from finchunk_pipeline.chunking.sentence import split_sentences
 from finchunk_pipeline import token_counter
 from finchunk_pipeline.parse import markdown
 from finchunk_pipeline import Block, BlockKind, ParsedDocument
-from finchunk_pipeline.parse.offsets import OffsetMap
+from finchunk_pipeline.types.offsets import OffsetMap
 from finchunk_pipeline import select_parser
 
 from .pins import fake_embed

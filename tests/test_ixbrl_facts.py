@@ -11,7 +11,7 @@ from finchunk_pipeline.parse import html
 from finchunk_pipeline.parse.ixbrl import VERSION as IXBRL_VERSION
 from finchunk_pipeline.parse.ixbrl import located_share
 from finchunk_pipeline.parse.ixbrl.transforms import number
-from finchunk_pipeline.parse.offsets import OffsetMap
+from finchunk_pipeline.types.offsets import OffsetMap
 from finchunk_pipeline import BlockStore
 
 from .ixbrl_docs import filing_html

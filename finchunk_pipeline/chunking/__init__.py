@@ -1,5 +1,5 @@
-"""Chunking: parsed blocks -> chunk sets, one per chunker configuration."""
+"""Chunking: parsed blocks -> chunk sets, one per chunker configuration (the Chunk type:
+finchunk_pipeline.types.chunks)."""
 from .config import ChunkerConfig, load_chunker_configs
-from .model import Chunk
 
-__all__ = ["Chunk", "ChunkerConfig", "load_chunker_configs"]
+__all__ = ["ChunkerConfig", "load_chunker_configs"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..parse.model import ParsedDocument
+from ..types.blocks import ParsedDocument
 from .context import Piece
 from .options import StrategyParams
 from .strategy import Strategy

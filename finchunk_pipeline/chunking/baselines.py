@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..parse.model import ParsedDocument
+from ..types.blocks import ParsedDocument
 from .context import Piece
 from .fixed import WindowParams
 from .options import StrategyParams

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from ..parse.model import ParsedDocument
+from ..types.blocks import ParsedDocument
 from .context import Piece, normalize_spans
 
 SPLIT_NOTE = "pieces over the character bound, cut by characters (no structural split point)"

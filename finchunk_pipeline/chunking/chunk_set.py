@@ -21,7 +21,7 @@ from ..storage import meta_value, stable_hash
 from .bound import SPLIT_NOTE, TABLE_KINDS, piece_bound, span_chars
 from .config import ChunkerConfig
 from .document import chunk_document
-from .model import Chunk
+from ..types.chunks import Chunk
 from .notes import Notes, collecting
 from .registry import STRATEGIES
 from .stats import chunk_set_stats

@@ -3,7 +3,7 @@ a group of blocks) the notes its citation marks point to. Structure, tables and 
 chunking all attach cited notes to the text citing them."""
 from __future__ import annotations
 
-from ..parse.model import Block, BlockKind, ParsedDocument
+from ..types.blocks import Block, BlockKind, ParsedDocument
 
 
 def notes_by_mark(doc: ParsedDocument) -> dict[str, list[Block]]:

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..parse.model import Block, ParsedDocument
-from .model import SPAN_JOINER, Chunk
+from ..types.blocks import Block, ParsedDocument
+from ..types.chunks import SPAN_JOINER, Chunk
 
 # Version of the piece -> chunk step shared by every strategy; part of every config hash.
 # 2: block-aligned spans take the block's outer raw span (HTML element markup included).

@@ -4,11 +4,11 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..parse.gcpause import gc_paused
-from ..parse.model import ParsedDocument
+from ..types.blocks import ParsedDocument
 from .bound import SPLIT_NOTE, enforce_char_bound
 from .config import ChunkerConfig
 from .context import build_chunks
-from .model import Chunk
+from ..types.chunks import Chunk
 from .notes import note
 from .registry import STRATEGIES
 from .strategy import call_pieces, call_prepare

@@ -16,9 +16,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any, Callable, Iterable, Mapping
 
-from ..parse.model import Block, BlockKind, ParsedDocument
+from ..types.blocks import Block, BlockKind, ParsedDocument
 from .context import normalize_spans
-from .model import SPAN_JOINER
+from ..types.chunks import SPAN_JOINER
 from .tables import caption_block, table_parts
 
 

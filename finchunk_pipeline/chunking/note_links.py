@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..lang.current import current_language
 from ..parse.footnotes import SUPERSCRIPTS
-from ..parse.model import Block, BlockKind, ParsedDocument
+from ..types.blocks import Block, BlockKind, ParsedDocument
 
 NOTE_HEADING = re.compile(r"^[#\s]*note\s+(\d{1,2})\b[\s.:\-–—]*(.*)$", re.I)
 NOTE_REF = re.compile(r"\bnotes?\s+(\d{1,2})\b", re.I)

@@ -18,11 +18,11 @@ from typing import Any, Callable, Sequence
 
 from pydantic import Field, model_validator
 
-from ..parse.model import Block, BlockKind, ParsedDocument
+from ..types.blocks import Block, BlockKind, ParsedDocument
 from .cited_notes import cited_notes, notes_by_mark
 from .context import Piece, context_header
 from .fixed_tokens import token_windows
-from .model import SPAN_JOINER
+from ..types.chunks import SPAN_JOINER
 from .options import StrategyParams, field_error
 from .row_tokens import TableCounts
 from .sentence import split_sentences

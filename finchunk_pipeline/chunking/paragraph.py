@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from ..parse.model import Block, BlockKind, ParsedDocument
+from ..types.blocks import Block, BlockKind, ParsedDocument
 from .context import Piece, headings_piece
 from .options import StrategyParams, field_error
 from .sentence_groups import SentenceEnds, lstrip_at

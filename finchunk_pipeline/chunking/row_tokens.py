@@ -15,7 +15,7 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Callable
 
-from ..parse.model import Block
+from ..types.blocks import Block
 from .tables import spans_text
 from .tokens import has_deleted_space
 

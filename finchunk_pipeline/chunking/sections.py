@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from ..parse.model import ParsedDocument
+from ..types.blocks import ParsedDocument
 
 
 def section_at(doc: ParsedDocument, vpos: int) -> tuple[str, ...]:

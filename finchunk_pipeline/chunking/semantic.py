@@ -21,7 +21,7 @@ from typing import Any, Iterable
 import numpy as np
 from pydantic import Field, model_validator
 
-from ..parse.model import BlockKind, ParsedDocument
+from ..types.blocks import BlockKind, ParsedDocument
 from .context import Piece
 from .notes import note
 from .options import StrategyParams, field_error

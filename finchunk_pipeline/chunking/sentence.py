@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from ..lang.current import current_language
-from ..parse.model import Block, BlockKind, ParsedDocument
+from ..types.blocks import Block, BlockKind, ParsedDocument
 from .context import Piece
 from .options import StrategyParams, field_error
 from .strategy import Strategy

@@ -5,7 +5,7 @@ import pyarrow as pa
 
 from ..artefacts import VersionedTables
 from ..storage import table_of
-from .model import Chunk
+from ..types.chunks import Chunk
 
 SPAN = pa.struct([("start", pa.int64()), ("end", pa.int64())])
 CHUNK_SCHEMA = pa.schema([

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from ..parse.model import ParsedDocument
+from ..types.blocks import ParsedDocument
 from .context import Piece
 from .options import StrategyParams, describe_errors
 from .strategy_context import ChunkingContext

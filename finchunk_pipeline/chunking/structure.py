@@ -31,7 +31,7 @@ from typing import Any
 from pydantic import Field
 
 from ..parse.footnotes import cited_marks, may_cite
-from ..parse.model import Block, BlockKind, ParsedDocument
+from ..types.blocks import Block, BlockKind, ParsedDocument
 from .bound import SPLIT_NOTE, split_spans
 from .cited_notes import cited_notes, cited_notes_of, notes_by_mark
 from .context import Piece, headings_piece

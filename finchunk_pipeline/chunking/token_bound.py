@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..parse.model import ParsedDocument
+from ..types.blocks import ParsedDocument
 from .bound import split_spans
 from .context import Piece, normalize_spans
-from .model import Chunk
+from ..types.chunks import Chunk
 
 TOKEN_BOUND_VERSION = "1"
 SPLIT_NOTE = "chunks over the embedding model's token limit, split to fit (token_safe)"

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..parse.model import Block, BlockKind, ParsedDocument
+from ..types.blocks import Block, BlockKind, ParsedDocument
 from .context import Piece, headings_piece
 from .options import StrategyParams
 from .strategy import Strategy

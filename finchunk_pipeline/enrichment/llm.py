@@ -17,7 +17,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any, Sequence
 
-from ..parse.model import BlockKind, ParsedDocument
+from ..types.blocks import BlockKind, ParsedDocument
 from .structural import ChunkRef, _known, period_text
 
 PROMPT_VERSION = "1"

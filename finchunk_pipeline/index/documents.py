@@ -12,7 +12,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..chunking.model import SPAN_JOINER
+from ..types.chunks import SPAN_JOINER
 from ..chunking.store import spans_of
 
 

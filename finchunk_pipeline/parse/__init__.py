@@ -1,5 +1,2 @@
-"""Parsing: raw document text -> versioned blocks with character offsets into the raw text."""
-from .model import Block, BlockKind, ParsedDocument
-from .offsets import OffsetMap
-
-__all__ = ["Block", "BlockKind", "ParsedDocument", "OffsetMap"]
+"""Parsing: raw document text -> versioned blocks with character offsets into the raw text
+(the types: finchunk_pipeline.types.blocks; a parser per format: registry.py)."""

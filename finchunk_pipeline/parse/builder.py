@@ -12,7 +12,7 @@ from typing import Any
 
 from .footnotes import cite_starts
 from .line_kinds import cites
-from .model import Block, BlockKind
+from ..types.blocks import Block, BlockKind
 
 
 class DocBuilder:

@@ -12,8 +12,8 @@ from ..storage import sha256_text
 from .footnotes import cited_marks, note_mark
 from .gcpause import without_gc
 from .lines import UNIT
-from .model import Block, BlockKind, ParsedDocument
-from .offsets import OffsetMap
+from ..types.blocks import Block, BlockKind, ParsedDocument
+from ..types.offsets import OffsetMap
 
 VERSION = "2"  # 2: shared unit pattern (also "in millions" without parentheses)
 FORMATS = ("markdown",)  # the corpus formats it reads (parse/registry.py)

@@ -46,9 +46,9 @@ from .builder import DocBuilder
 from .gcpause import without_gc
 from .line_kinds import NOTE_LINE, is_num, line_heading_level, note_mark
 from .lines import line_spans
-from .model import Block, BlockKind, ParsedDocument
+from ..types.blocks import Block, BlockKind, ParsedDocument
 from .ocr import NO_TEXT, OcrConfig, ocr_warnings, read_pages
-from .offsets import OffsetMap
+from ..types.offsets import OffsetMap
 from .pdf_layout import (
     CELL_SEP,
     PdfError,

@@ -23,7 +23,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .model import ParsedDocument
+from ..types.blocks import ParsedDocument
 
 ParseFn = Callable[[str, Any, dict[str, Any]], ParsedDocument]  # (doc_id, str or bytes, meta)
 INPUTS = ("text", "bytes")

@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 
 from ..artefacts import Artefact, DamagedArtefact, report_damage
 from ..storage import safe_name, table_of, write_json, write_parquet
-from .model import Block, ParsedDocument, TaggedFact
-from .offsets import OffsetMap
+from ..types.blocks import Block, ParsedDocument, TaggedFact
+from ..types.offsets import OffsetMap
 
 BLOCK_SCHEMA = pa.schema([
     ("doc_id", pa.string()),

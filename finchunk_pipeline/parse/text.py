@@ -52,8 +52,8 @@ from .line_kinds import (
     spanish,
 )
 from .lines import line_spans
-from .model import ParsedDocument
-from .offsets import OffsetMap
+from ..types.blocks import ParsedDocument
+from ..types.offsets import OffsetMap
 from .pages import page_layout
 from .row_figures import forget_figures
 from .table_extent import find_tables

@@ -30,8 +30,8 @@ from ..lang.current import document_language
 from ..storage import sha256_text
 from .gcpause import without_gc
 from .lines import line_spans
-from .model import Block, BlockKind, ParsedDocument
-from .offsets import OffsetMap
+from ..types.blocks import Block, BlockKind, ParsedDocument
+from ..types.offsets import OffsetMap
 from .speakers import Speaker, clean_line, rule, speaker_of_line
 
 VERSION = "1"

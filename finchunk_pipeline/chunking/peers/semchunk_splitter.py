@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from ...parse.model import ParsedDocument
+from ...types.blocks import ParsedDocument
 from ..context import Piece
 from ..options import StrategyParams, field_error
 from ..strategy import Strategy

@@ -14,7 +14,7 @@ import importlib.util
 import re
 from typing import Iterable
 
-from ...parse.model import ParsedDocument
+from ...types.blocks import ParsedDocument
 from ..context import Piece
 from ..sections import section_at
 

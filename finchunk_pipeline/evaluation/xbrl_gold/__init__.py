@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from ...parse.ixbrl import located_share
-from ...parse.model import ParsedDocument, TaggedFact
+from ...types.blocks import ParsedDocument, TaggedFact
 from .evidence import EVIDENCE, DocumentBlocks, Passage, Rejected, figure_evidence, note_evidence
 from .questions import TYPES, Filing, answer_words, figure_question, form_words, is_current, note_question, when_words
 from .words import concept_words, iso

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...parse.model import Block, BlockKind, ParsedDocument, TaggedFact
+from ...types.blocks import Block, BlockKind, ParsedDocument, TaggedFact
 
 EVIDENCE = ("row+header", "row")
 _KIND = {BlockKind.PARAGRAPH: "text", BlockKind.TABLE_ROW: "table_row", BlockKind.NOTE: "note",

@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass
 from datetime import date
 
-from ...parse.model import TaggedFact
+from ...types.blocks import TaggedFact
 from .words import concept_words, date_words, iso, member_words, period_words, topic_words
 
 TYPES = ("xbrl_table", "xbrl_prior_period", "xbrl_segment", "xbrl_text_figure", "xbrl_note")

@@ -47,7 +47,7 @@ from typing import Any
 from ...storage import sha256_text
 from .. import ixbrl
 from ..gcpause import without_gc
-from ..model import ParsedDocument
+from ...types.blocks import ParsedDocument
 from .blocks import BlockBuilder
 from .outer import outer_span
 from .tokenizer import TokenSink, tokenize

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..lines import UNIT
-from ..model import Block, BlockKind
+from ...types.blocks import Block, BlockKind
 from .atoms import MARK_FIND, MARKLIKE, Atoms
 from .elements import colspan_of
 from .writer import BlockWriter

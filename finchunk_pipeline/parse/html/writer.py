@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..model import Block, BlockKind
-from ..offsets import OffsetMap
+from ...types.blocks import Block, BlockKind
+from ...types.offsets import OffsetMap
 from .atoms import Atoms
 
 _PART = re.compile(r"^part\s+(?:i{1,3}|iv|v)\b", re.I)

@@ -15,8 +15,8 @@ from bisect import bisect_right
 # first: the HTML parser's version names this one, and importing .facts imports parse.html
 VERSION = "1"
 
-from ..model import Block, TaggedFact  # noqa: E402
-from ..offsets import OffsetMap  # noqa: E402
+from ...types.blocks import Block, TaggedFact  # noqa: E402
+from ...types.offsets import OffsetMap  # noqa: E402
 from .facts import HIDDEN, NIL, read_facts, tagged_fact  # noqa: E402
 from .resources import read_resources  # noqa: E402
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from ..html.elements import VOID
 from ..html.tokenizer import tokenize
-from ..model import TaggedFact
+from ...types.blocks import TaggedFact
 from .resources import Resources
 from .transforms import number
 
