@@ -9,9 +9,9 @@ BIN     = $(VENV)/bin
 
 .PHONY: run run-es test ui bench clean image benchmarks
 
-# setup.py builds the optional C word counter (chunking/_wordcount.c) in place: a changed
+# setup.py builds the optional C word counter (models/_wordcount.c) in place: a changed
 # source reinstalls, so the extension is never stale
-$(BIN)/finchunk: pyproject.toml setup.py finchunk_pipeline/chunking/_wordcount.c
+$(BIN)/finchunk: pyproject.toml setup.py finchunk_pipeline/models/_wordcount.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first, alone: asked for alone, pip takes the CPU wheel that lies on these machines

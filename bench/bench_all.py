@@ -195,7 +195,7 @@ def main() -> int:
     ap.add_argument("--backends", default="torch,onnx,onnx-int8", help="embedding backends to compare")
     args = ap.parse_args()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
-    from finchunk_pipeline.index import onnx_backend
+    from finchunk_pipeline.models import onnx_backend
 
     backends = tuple(b for b in args.backends.split(",") if b and (b == "torch" or onnx_backend.available()))
     print(f"$ {' '.join(['python'] + sys.argv)}\nstarted {time.strftime('%Y-%m-%d %H:%M:%S')}; `uptime`: {uptime()}")

@@ -223,9 +223,9 @@ def throughput(corpus: Path, repeat: int, strategies: list[str], min_s: float,
         rates["baseline_name"] = "LangChain recursive" if "LangChain recursive" in base else "slicing"
     intro = (f"corpus {corpus}: {len(texts):,} documents, {total_mb:.2f} MB source, {view_mb:.2f} MB parsed view; "
              f"parsers: " + ", ".join(f"{k} {len(v)}" for k, v in sorted(by_parser.items())))
-    from finchunk_pipeline.chunking.tokens import accelerated
+    from finchunk_pipeline.models.tokens import accelerated
 
-    notes.append("token counting: " + ("the C word table (chunking/_wordcount.c; FINCHUNK_PURE_PYTHON=1 for the "
+    notes.append("token counting: " + ("the C word table (models/_wordcount.c; FINCHUNK_PURE_PYTHON=1 for the "
                                        "Python reference)" if accelerated() else
                                        "pure Python (the C word table is not built, or FINCHUNK_PURE_PYTHON is set)"))
     return [intro, ""] + table, notes

@@ -35,7 +35,7 @@ def run(texts: list[str], backends: tuple[str, ...] = ("torch",), batch_size: in
         model: str | None = None) -> dict:
     """Per backend: bare ``encode`` of the texts, the pipeline's ``Embedder.embed`` cold and
     warm (a fresh cache folder), the overhead, and the cosine to torch's vectors."""
-    from finchunk_pipeline.index.embed import Embedder
+    from finchunk_pipeline.models.embed import Embedder
 
     out: dict = {"n": len(texts), "backends": {}}
     lines = [f"{len(texts)} texts, mean {np.mean([len(x) for x in texts]):.0f} chars, batch {batch_size}"]

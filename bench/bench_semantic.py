@@ -75,7 +75,7 @@ def run(corpus: Path, n_docs: int | None = None, backends: tuple[str, ...] = ("t
     from finchunk_pipeline.chunking.chunk_set import PREPARE_GROUP
     from finchunk_pipeline.chunking.strategy_context import ChunkingContext
     from finchunk_pipeline.chunking.sentence import sentence_units
-    from finchunk_pipeline.index.embed import get_embedder
+    from finchunk_pipeline.models.embed import get_embedder
 
     docs = load_docs(corpus, n_docs)
     strategy = STRATEGIES["semantic"]

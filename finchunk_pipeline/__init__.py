@@ -48,7 +48,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "Strategy": ("chunking.strategy", "Strategy"),
     "STRATEGIES": ("chunking.registry", "STRATEGIES"),
     "register_strategy": ("chunking.registry", "register"),
-    "token_counter": ("chunking.tokens", "token_counter"),
+    "token_counter": ("models.tokens", "token_counter"),
     # the stores
     "RawStore": ("fetch.raw_store", "RawStore"),
     "BlockStore": ("parse.store", "BlockStore"),

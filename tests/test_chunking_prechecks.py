@@ -36,7 +36,7 @@ def test_may_refer_is_false_only_without_note_references():
 
 
 def test_has_deleted_space_matches_the_regex():
-    from finchunk_pipeline.chunking.tokens import _DELETED_SPACE, has_deleted_space
+    from finchunk_pipeline.models.tokens import _DELETED_SPACE, has_deleted_space
 
     rng = random.Random(13)
     alphabet = "ab \n\t\x0b\x0c\x1b\x1c\x1d\x1e\x1f\x20\x84\x85\x86\xa0é"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from finchunk_pipeline.index import onnx_backend
-from finchunk_pipeline.index.embed import Embedder, get_embedder
+from finchunk_pipeline.models import onnx_backend
+from finchunk_pipeline.models.embed import Embedder, get_embedder
 
 needs_onnx = pytest.mark.skipif(not onnx_backend.available(), reason="onnxruntime / onnx not installed (extra 'onnx')")
 

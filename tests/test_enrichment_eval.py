@@ -142,7 +142,7 @@ def test_representation_texts_check_row_order():
 def test_dense_and_hybrid_over_the_representations(tmp_path, monkeypatch):
     """FAISS over enrichment and concat (a fake embedder stands in for the model): every
     retriever loads over every representation and ranks the same rows."""
-    from finchunk_pipeline.index import embed as embed_mod
+    from finchunk_pipeline.models import embed as embed_mod
     from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
     from finchunk_pipeline.index.entries.dense import build_retriever as build_dense
     from finchunk_pipeline.index.representations import (REPRESENTATIONS, build_representation_bm25,

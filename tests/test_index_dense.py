@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from finchunk_pipeline.index import dense as dense_mod
-from finchunk_pipeline.index import embed as embed_mod
+from finchunk_pipeline.models import embed as embed_mod
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.dense import DenseIndex, DenseRetriever
-from finchunk_pipeline.index.embed import Embedder
+from finchunk_pipeline.models.embed import Embedder
 from finchunk_pipeline.index.hybrid import HybridRetriever, rrf_fuse, weighted_fuse
 
 DIM = 64
@@ -110,7 +110,7 @@ def test_model_module_not_imported_at_import_time():
     import subprocess
     import sys
 
-    code = ("import sys, finchunk_pipeline.index.embed, finchunk_pipeline.index.dense, "
+    code = ("import sys, finchunk_pipeline.models.embed, finchunk_pipeline.index.dense, "
             "finchunk_pipeline.index.hybrid, finchunk_pipeline.index.registry, finchunk_pipeline.index.entries.bm25, "
             "finchunk_pipeline.index.entries.dense, finchunk_pipeline.index.entries.hybrid, "
             "finchunk_pipeline.index.search; "

@@ -34,7 +34,7 @@ def test_release_collects_garbage_and_changes_no_value():
 
 
 def test_a_cpu_embedder_keeps_triton_out_before_torch_loads():
-    code = ("import sys; from finchunk_pipeline.index import embed; embed._without_gpu_compiler(); "
+    code = ("import sys; from finchunk_pipeline.models import embed; embed._without_gpu_compiler(); "
             "print(sys.modules.get('triton', 'absent'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "None"

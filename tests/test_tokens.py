@@ -12,7 +12,7 @@ from finchunk_pipeline import chunk_document
 from finchunk_pipeline import ChunkerConfig
 from finchunk_pipeline import STRATEGIES
 from finchunk_pipeline import token_counter
-from finchunk_pipeline.chunking.tokens import TokenCounter, word_start_flags, _word_additive
+from finchunk_pipeline.models.tokens import TokenCounter, word_start_flags, _word_additive
 from finchunk_pipeline import select_parser
 from finchunk_pipeline import DEFAULT_CORPUS
 
@@ -70,7 +70,7 @@ def test_token_spans_read_one_by_one_are_the_offsets(counter, monkeypatch):
     tokenizer's offsets, token by token (words of no tokens among them), and the windows
     over it against the windows over the plain list."""
     import finchunk_pipeline.chunking.fixed_tokens as fixed_tokens
-    from finchunk_pipeline.chunking.tokens import _DELETED_SPACE, WordTokens
+    from finchunk_pipeline.models.tokens import _DELETED_SPACE, WordTokens
 
     texts = _random_texts(1500, 3) + ["a \u200b b", "\x00 \u0301", "x " * 300]
     for t in texts:
@@ -90,7 +90,7 @@ def test_token_spans_read_one_by_one_are_the_offsets(counter, monkeypatch):
 
 
 def test_word_cache_is_bounded(counter, monkeypatch):
-    import finchunk_pipeline.chunking.tokens as tokens
+    import finchunk_pipeline.models.tokens as tokens
 
     c = TokenCounter()
     monkeypatch.setattr(tokens, "WORD_CACHE_MAX", 50)

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-import finchunk_pipeline.chunking.tokens as tokens
-from finchunk_pipeline.chunking.tokens import TokenCounter
+import finchunk_pipeline.models.tokens as tokens
+from finchunk_pipeline.models.tokens import TokenCounter
 
 SPACES = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]  # what str.split() splits on
 DELETED = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85"]  # split on, deleted by BertNormalizer

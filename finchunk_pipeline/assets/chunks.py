@@ -11,7 +11,7 @@ from dagster import (
 
 from ..chunking.chunk_set import build_chunk_set
 from ..chunking.registry import STRATEGIES
-from ..index.onnx_backend import check_backend
+from ..models.onnx_backend import check_backend
 from ..progress import Progress
 from ..storage import stable_hash
 from .documents import parsed_blocks

@@ -31,7 +31,7 @@ from .resources import PipelineResource
 def dense_settings(pipeline: PipelineResource, ws, progress=None) -> IndexSettings:
     """The run's settings for indexes built with the embedding model: model, cache, backend
     and index kind (flat: exact; hnsw: approximate, for large sets)."""
-    from ..chunking.tokens import default_model_path
+    from ..models.tokens import default_model_path
     from ..index.dense import KINDS
 
     settings = pipeline.settings()

@@ -28,7 +28,7 @@ from ..evaluation.code import EVALUATION_CODE, EVALUATION_VERSION
 from ..evaluation.corpus_report import ANSWERS_FILE, corpus_report, stored_evaluations
 from ..evaluation.plots import write_plots
 from ..evaluation.report import render_markdown, write_report
-from ..index.onnx_backend import check_backend
+from ..models.onnx_backend import check_backend
 from ..storage import stable_hash, write_json
 from .dense import faiss_index
 from .gold import generated_gold

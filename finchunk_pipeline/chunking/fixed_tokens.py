@@ -20,7 +20,7 @@ from .options import StrategyParams, field_error
 from .sections import section_at
 from .strategy import Strategy
 from .strategy_context import ChunkingContext, or_default
-from .tokens import default_model_path, token_counter, word_start_flags
+from ..models.tokens import default_model_path, token_counter, word_start_flags
 
 
 @lru_cache(maxsize=4)

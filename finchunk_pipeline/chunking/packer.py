@@ -29,7 +29,7 @@ from .sentence import split_sentences
 from .strategy import Strategy
 from .strategy_context import ChunkingContext, or_default
 from .tables import caption_block, row_group_pieces, table_parts, table_piece
-from .tokens import token_counter
+from ..models.tokens import token_counter
 
 
 def default_budget(max_tokens: int) -> int:
@@ -74,7 +74,7 @@ class Packer:
                  count_many: Callable[[list[str]], list[int]] | None = None, additive: bool = False,
                  count_capped: Callable[[list[str], list[int]], list[int]] | None = None):
         """``additive``: a text's count is the special tokens plus the sum of its
-        whitespace-separated words' counts (chunking/tokens.py: exact for BERT-style
+        whitespace-separated words' counts (models/tokens.py: exact for BERT-style
         tokenizers), so the estimate of a group joined by ``SPAN_JOINER`` is its count and
         needs no verification. ``count_capped(texts, caps)``: the counts, except that a text
         over its cap may get any count over it (TokenCounter.count_capped)."""

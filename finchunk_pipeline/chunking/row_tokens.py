@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..types.blocks import Block
 from .tables import spans_text
-from .tokens import has_deleted_space
+from ..models.tokens import has_deleted_space
 
 Spans = list[tuple[int, int]]
 

@@ -40,7 +40,7 @@ def _embedder(context: ChunkingContext | None):
 
 def embed(texts: list[str], context: ChunkingContext | None = None) -> np.ndarray:
     """Normalised embeddings: from this process's memo, else through the pipeline's Embedder
-    (index/embed.py: the embedding cache by text hash on disk — its own "sentences" folder
+    (models/embed.py: the embedding cache by text hash on disk — its own "sentences" folder
     beside the chunk embeddings' —, duplicates embedded once, length-sorted batches; its
     backend, the context's ``embed_backend``)."""
     from ..storage import sha256_text

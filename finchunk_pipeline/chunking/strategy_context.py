@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .tokens import TokenCounter, token_counter
+from ..models.tokens import TokenCounter, token_counter
 
 if TYPE_CHECKING:
-    from ..index.embed import Embedder
+    from ..models.embed import Embedder
 
 DEFAULT_EMBED_BACKEND = "torch"
 
@@ -25,7 +25,7 @@ DEFAULT_EMBED_BACKEND = "torch"
 class ChunkingContext:
     model_path: str | None = None          # the embedding model's folder; None: the packaged model
     embeddings_dir: str | Path | None = None  # the embedding cache; None: Settings().embeddings_dir
-    embed_backend: str = DEFAULT_EMBED_BACKEND  # how the model embeds (index/onnx_backend.py BACKENDS)
+    embed_backend: str = DEFAULT_EMBED_BACKEND  # how the model embeds (models/onnx_backend.py BACKENDS)
 
     @property
     def counter(self) -> TokenCounter:
@@ -35,7 +35,7 @@ class ChunkingContext:
     def embedder(self) -> Embedder:
         """The model's embedder over the embedding cache (one per model, cache and backend in
         this process). Imported here: the embedding stack costs seconds to import."""
-        from ..index.embed import get_embedder
+        from ..models.embed import get_embedder
 
         return get_embedder(self.model_path, self.embeddings_dir, self.embed_backend)
 

@@ -15,10 +15,11 @@ from ..artefacts import PACKAGE, code_hash
 EVALUATION_VERSION = "3"
 
 # what an evaluation runs: the metrics and this package's core, the retrievers at query time,
-# (each registered one under index/entries/), the query analysis (lang/), the parent expansion
-# and the query routing (paths relative to finchunk_pipeline/)
-EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "index/entries/*.py", "lang/*.py", "chunking/expand.py",
-                      "routing/*.py")
+# (each registered one under index/entries/), the query embedder (models/embed.py and its ONNX
+# backend), the query analysis (lang/), the parent expansion and the query routing (paths
+# relative to finchunk_pipeline/)
+EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "index/entries/*.py", "models/embed.py",
+                      "models/onnx_backend.py", "lang/*.py", "chunking/expand.py", "routing/*.py")
 NOT_EVALUATION_CODE = ("evaluation/report.py", "evaluation/cells.py", "evaluation/plots.py", "evaluation/history.py",
                        "index/search.py", "evaluation/enrichment_report.py", "evaluation/answers.py")
 

@@ -15,7 +15,7 @@ NAME = "dense"
 def _embedder(model_path: str | None, cache_dir, backend: str | None):
     """The shared embedder; the backend passed only when one is asked for (the default is the
     Settings', embed.py), so stand-in embedders taking (model_path, cache_dir) fit too."""
-    from ..embed import get_embedder
+    from ...models.embed import get_embedder
 
     return get_embedder(model_path, cache_dir, **({"backend": backend} if backend else {}))
 
@@ -73,6 +73,6 @@ RETRIEVER = RetrieverSpec(
     name=NAME, load=load_dense,
     index=IndexSpec(columns=("chunk_id", "embedding_text"), build=_build, required=("index.faiss", "dense.json"),
                     config=_config, embeds=True,
-                    modules=(__name__, "finchunk_pipeline.index.dense", "finchunk_pipeline.index.embed",
-                             "finchunk_pipeline.index.onnx_backend")),
+                    modules=(__name__, "finchunk_pipeline.index.dense", "finchunk_pipeline.models.embed",
+                             "finchunk_pipeline.models.onnx_backend")),
 )

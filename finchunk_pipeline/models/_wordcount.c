@@ -1,4 +1,4 @@
-/* Optional accelerator of TokenCounter's by-word counting (chunking/tokens.py).
+/* Optional accelerator of TokenCounter's by-word counting (models/tokens.py).
  *
  * WordTable: a hash table from a word's code points to its token count. ``counts`` walks
  * each text (any PyUnicode kind), splits it on exactly what ``str.split()`` splits on
@@ -562,7 +562,7 @@ static PySequenceMethods wt_as_sequence = {
 
 static PyTypeObject WordTableType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "finchunk_pipeline.chunking._wordcount.WordTable",
+    .tp_name = "finchunk_pipeline.models._wordcount.WordTable",
     .tp_basicsize = sizeof(WordTable),
     .tp_dealloc = (destructor)wt_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,

@@ -94,7 +94,7 @@ class EmbedStats:
 
 @dataclass
 class Embedder:
-    model_path: str | None = None           # default: chunking.tokens.default_model_path()
+    model_path: str | None = None           # default: models.tokens.default_model_path()
     cache_dir: str | Path | None = None     # default: Settings().embeddings_dir
     batch_size: int = 32
     use_cache: bool = True
@@ -106,7 +106,7 @@ class Embedder:
 
     def __post_init__(self):
         if not self.model_path:
-            from ..chunking.tokens import default_model_path
+            from .tokens import default_model_path
 
             self.model_path = default_model_path()
         self.model_path = str(self.model_path)
@@ -298,7 +298,7 @@ def get_embedder(model_path: str | None = None, cache_dir: str | Path | None = N
     from .onnx_backend import default_backend
 
     if not model_path:
-        from ..chunking.tokens import default_model_path
+        from .tokens import default_model_path
 
         model_path = default_model_path()
     if cache_dir is None:

@@ -91,7 +91,7 @@ class TokenCounter:
         self._words: dict[str, int] = {}
         self._pieces: dict[str, list[tuple[int, int, bool]]] = {}
         if accelerate and _wordcount is None:
-            raise ImportError("finchunk_pipeline.chunking._wordcount is not built (setup.py build_ext)")
+            raise ImportError("finchunk_pipeline.models._wordcount is not built (setup.py build_ext)")
         use_c = accelerated() if accelerate is None else accelerate
         self._table = _wordcount.WordTable() if use_c and self.by_word else None
 
