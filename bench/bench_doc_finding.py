@@ -56,7 +56,7 @@ def chunk_ranks(parsed, config, depth: int = 200) -> np.ndarray:
     ranked chunks (first chunk per document; beyond ``depth`` chunks: depth + 1).
     ``parsed``: (corpus, parsed documents) of bench_levers.parse_corpus, read once per set."""
     from finchunk_pipeline import chunk_document
-    from finchunk_pipeline.chunking.store import chunks_to_table
+    from finchunk_pipeline.storage.chunks import chunks_to_table
     from finchunk_pipeline.index.documents import document_texts
 
     corpus, docs = parsed

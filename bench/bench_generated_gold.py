@@ -54,7 +54,7 @@ def restricted(corpus: str, data: str, chunkers: str | None, report: dict, docs:
     from finchunk_pipeline.evaluation.corpus_report import stored_evaluations
     from finchunk_pipeline.evaluation.out_of_fold import per_question
     from finchunk_pipeline.settings import Settings
-    from finchunk_pipeline.workspace import Workspace
+    from finchunk_pipeline.storage.workspace import Workspace
 
     from finchunk_pipeline.evaluation.xbrl_gold.stored import GoldFiles
 

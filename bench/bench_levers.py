@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from finchunk_pipeline import chunk_document  # noqa: E402
 from finchunk_pipeline import ChunkerConfig  # noqa: E402
 from finchunk_pipeline.chunking.expand import expand_chunk  # noqa: E402
-from finchunk_pipeline.chunking.store import chunks_to_table  # noqa: E402
+from finchunk_pipeline.storage.chunks import chunks_to_table  # noqa: E402
 from finchunk_pipeline.parse.content import controls_as_spaces  # noqa: E402
 from finchunk_pipeline import load_corpus  # noqa: E402
 from finchunk_pipeline.evaluation import budget as budget_rule  # noqa: E402

@@ -28,7 +28,7 @@ from finchunk_pipeline.evaluation.corpus_report import stored_evaluations  # noq
 from finchunk_pipeline.evaluation.out_of_fold import FOLDS, compare_out_of_fold, sides  # noqa: E402
 from finchunk_pipeline.evaluation.xbrl_gold.stored import GoldFiles  # noqa: E402
 from finchunk_pipeline.settings import Settings  # noqa: E402
-from finchunk_pipeline.workspace import Workspace  # noqa: E402
+from finchunk_pipeline.storage.workspace import Workspace  # noqa: E402
 
 from _docs import command, provenance, write_page  # noqa: E402
 

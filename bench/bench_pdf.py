@@ -146,7 +146,7 @@ def _recall_rows(data_root: Path, corpus_dir: Path, qids: set[str], budgets=(200
     import pyarrow.parquet as pq
 
     from finchunk_pipeline import load_chunker_configs
-    from finchunk_pipeline.chunking.store import spans_of
+    from finchunk_pipeline.storage.chunks import spans_of
     from finchunk_pipeline.corpus import load_corpus
     from finchunk_pipeline.evaluation.assembler import DeliveredChunk
     from finchunk_pipeline.evaluation.budget import score_budgets

@@ -32,7 +32,7 @@ from finchunk_pipeline.index import registry  # noqa: E402
 from finchunk_pipeline.routing import Catalog  # noqa: E402
 from finchunk_pipeline.routing.search import Router, routing_summary  # noqa: E402
 from finchunk_pipeline import Settings  # noqa: E402
-from finchunk_pipeline.storage import write_json  # noqa: E402
+from finchunk_pipeline.storage.files import write_json  # noqa: E402
 from finchunk_pipeline import Workspace  # noqa: E402
 
 MODES = ("global", "filtered", "routed")

@@ -50,11 +50,11 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "register_strategy": ("chunking.registry", "register"),
     "token_counter": ("models.tokens", "token_counter"),
     # the stores
-    "RawStore": ("fetch.raw_store", "RawStore"),
-    "BlockStore": ("parse.store", "BlockStore"),
-    "ChunkStore": ("chunking.store", "ChunkStore"),
+    "RawStore": ("storage.raw", "RawStore"),
+    "BlockStore": ("storage.blocks", "BlockStore"),
+    "ChunkStore": ("storage.chunks", "ChunkStore"),
     "FactsStore": ("xbrl.store", "FactsStore"),
-    "Workspace": ("workspace", "Workspace"),
+    "Workspace": ("storage.workspace", "Workspace"),
     # retrieval
     "get_analyzer": ("index.analyzer", "get_analyzer"),
     "load_retriever": ("index.registry", "load_retriever"),

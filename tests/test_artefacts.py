@@ -1,8 +1,8 @@
 """artefacts.py: reuse when the marker carries the key and the data is there, build otherwise."""
 from pathlib import Path
 
-from finchunk_pipeline.artefacts import Artefact, artefact_key, code_hash, code_version, reuse_or_build
-from finchunk_pipeline.storage import sha256_bytes
+from finchunk_pipeline.storage.artefacts import Artefact, artefact_key, code_hash, code_version, reuse_or_build
+from finchunk_pipeline.storage.files import sha256_bytes
 
 
 class Recorder:
@@ -75,8 +75,8 @@ def test_keys_and_code_versions(tmp_path):
     assert code_hash([mod], root=tmp_path, drop={"m.py": {"report"}}) != before_report_aside
     mod.write_text("def f():\n    return 1\n\ndef report():\n    return 2\n")
     assert code_hash([mod], root=tmp_path) == before
-    assert code_version("finchunk_pipeline.storage") == code_version("finchunk_pipeline.storage")
-    assert code_version("finchunk_pipeline.storage") != code_version("finchunk_pipeline.artefacts")
+    assert code_version("finchunk_pipeline.storage.files") == code_version("finchunk_pipeline.storage.files")
+    assert code_version("finchunk_pipeline.storage.files") != code_version("finchunk_pipeline.storage.artefacts")
 
 
 def test_settings_read_the_environment_once_and_overrides_win(monkeypatch, tmp_path):

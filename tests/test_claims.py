@@ -13,7 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from finchunk_pipeline.claims import ClaimTimeout, claim, local_lock
+from finchunk_pipeline.storage.claims import ClaimTimeout, claim, local_lock
 
 
 def _hold(folder, key, ready, release):

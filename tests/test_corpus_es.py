@@ -64,7 +64,7 @@ def _recall_at_3(corpus, language_override=None):
     from finchunk_pipeline import chunk_document
     from finchunk_pipeline import ChunkerConfig
     from finchunk_pipeline.chunking.chunk_set import META_FIELDS
-    from finchunk_pipeline.chunking.store import chunks_to_table
+    from finchunk_pipeline.storage.chunks import chunks_to_table
     from finchunk_pipeline import evaluate_retriever
     from finchunk_pipeline.index.bm25_retriever import BM25Retriever
     from finchunk_pipeline.index.languages import document_languages

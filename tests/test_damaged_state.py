@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from dagster import DagsterInstance
 
-from finchunk_pipeline.artefacts import Artefact, read_marker, reuse_or_build
+from finchunk_pipeline.storage.artefacts import Artefact, read_marker, reuse_or_build
 from finchunk_pipeline.assets.resources import PipelineResource
 from finchunk_pipeline.corpus import schema
 from finchunk_pipeline.evaluation.history import append_history, history_dir, load_history

@@ -8,8 +8,9 @@ import pytest
 from finchunk_pipeline import parse_chunker_configs
 from finchunk_pipeline import build_chunk_set
 from finchunk_pipeline import ChunkStore
-from finchunk_pipeline.enrichment.build import EnrichmentError, EnrichmentStore, build_enrichment
-from finchunk_pipeline.enrichment.cache import TextCache
+from finchunk_pipeline.enrichment.build import EnrichmentError, build_enrichment
+from finchunk_pipeline.storage.enrichments import EnrichmentStore
+from finchunk_pipeline.storage.text_cache import TextCache
 from finchunk_pipeline.parse import markdown
 from finchunk_pipeline import BlockStore
 
@@ -65,7 +66,7 @@ def test_missing_chunks_and_unknown_documents_are_named(tmp_path):
 
 
 def test_text_cache_round_trip_and_compaction(tmp_path, monkeypatch):
-    import finchunk_pipeline.enrichment.cache as cache_mod
+    import finchunk_pipeline.storage.text_cache as cache_mod
 
     monkeypatch.setattr(cache_mod, "MAX_SHARDS", 3)
     cache = TextCache(tmp_path, "v1")

@@ -8,14 +8,14 @@ from types import SimpleNamespace
 import pyarrow.parquet as pq
 from dagster import DagsterInstance
 
-from finchunk_pipeline.artefacts import PACKAGE
+from finchunk_pipeline.storage.artefacts import PACKAGE
 from finchunk_pipeline import load_chunker_configs
 from finchunk_pipeline.chunking.chunk_set import inputs_hash
 from finchunk_pipeline.evaluation.chunk_set import (ChunkSetEvaluation, EvaluationOptions, evaluate_chunk_set,
                                                     evaluation_key, score_chunk_set, stored_inputs, chunk_set_base)
 from finchunk_pipeline.evaluation.code import evaluation_code
 from finchunk_pipeline import Settings
-from finchunk_pipeline.storage import read_json
+from finchunk_pipeline.storage.files import read_json
 from finchunk_pipeline import Workspace
 
 from .test_pipeline_dagster import make_pipeline, run_chunk_set, run_documents

@@ -24,7 +24,7 @@ from finchunk_pipeline import RetrieverSpec
 from finchunk_pipeline.index.registry import IndexSpec
 from finchunk_pipeline.parse import markdown
 from finchunk_pipeline.parse import registry as parser_registry
-from finchunk_pipeline.storage import read_json, write_json
+from finchunk_pipeline.storage.files import read_json, write_json
 
 from .conftest import write_corpus
 

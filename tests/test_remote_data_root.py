@@ -9,7 +9,7 @@ import uuid
 from dagster import DagsterInstance
 
 from finchunk_pipeline.assets.resources import PipelineResource
-from finchunk_pipeline.remote import RemoteMirror
+from finchunk_pipeline.storage.remote import RemoteMirror
 
 from .test_pipeline_dagster import parser_calls, run_chunk_set, run_documents, run_report  # noqa: F401
 

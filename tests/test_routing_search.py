@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from finchunk_pipeline.chunking.store import CHUNK_SCHEMA
+from finchunk_pipeline.storage.chunks import CHUNK_SCHEMA
 from finchunk_pipeline import build_report, render_markdown
 from finchunk_pipeline import evaluate_retriever
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever

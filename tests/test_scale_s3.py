@@ -13,9 +13,9 @@ import pytest
 from dagster import DagsterInstance, materialize
 
 from finchunk_pipeline.assets.resources import PipelineResource
-from finchunk_pipeline.claims import RemoteLease, claim, supports_exclusive_create
+from finchunk_pipeline.storage.claims import RemoteLease, claim, supports_exclusive_create
 from finchunk_pipeline.definitions import PIPELINE_ASSETS, resources, xbrl_assets
-from finchunk_pipeline.remote import RemoteMirror, RemoteStorageError, mirror_of
+from finchunk_pipeline.storage.remote import RemoteMirror, RemoteStorageError, mirror_of
 from finchunk_pipeline import Settings
 
 from .servers import free_port
@@ -153,7 +153,7 @@ def test_claims_hold_across_machines_and_expired_leases_recover(tmp_path, s3_ser
     live = RemoteLease(a.fs, a.root, "chunks/z", url, ttl=30)
     live.acquire(wait=5, poll=0.05, log=None)
     try:
-        from finchunk_pipeline.claims import ClaimTimeout
+        from finchunk_pipeline.storage.claims import ClaimTimeout
 
         with pytest.raises(ClaimTimeout, match=f"chunks/z in {url}"):
             with claim("chunks/z", tmp_path / "b", b, wait=0.5, poll=0.05):

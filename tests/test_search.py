@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from finchunk_pipeline.chunking.store import CHUNK_SCHEMA
+from finchunk_pipeline.storage.chunks import CHUNK_SCHEMA
 from finchunk_pipeline.models import embed as embed_mod
 from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
 from finchunk_pipeline.index.entries.dense import build_retriever as build_dense

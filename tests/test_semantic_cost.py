@@ -14,7 +14,7 @@ from finchunk_pipeline import ChunkerConfig
 from finchunk_pipeline import build_chunk_set
 from finchunk_pipeline.chunking.semantic import CAP_NOTE, TABLE_NOTE
 from finchunk_pipeline import ChunkStore
-from finchunk_pipeline.chunking.store import spans_of
+from finchunk_pipeline.storage.chunks import spans_of
 from finchunk_pipeline.parse import markdown
 from finchunk_pipeline import BlockStore
 

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from finchunk_pipeline import RawStore
-from finchunk_pipeline.storage import atomic_path, write_bytes, write_json, write_parquet, write_text
+from finchunk_pipeline.storage.files import atomic_path, write_bytes, write_json, write_parquet, write_text
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ Use it as the code location on a cluster whose instance is ``deploy/k8s/dagster.
 image from ``deploy/Dockerfile``. The assets are the same; only the executor differs: a
 chunk set's run then puts chunking, the BM25 and FAISS indexes and the evaluation in
 separate pods, which share nothing but the remote data root (FINCHUNK_DATA_URL) — each step
-pulls what it reads and pushes what it writes (finchunk_pipeline/remote.py).
+pulls what it reads and pushes what it writes (finchunk_pipeline/storage/remote.py).
 """
 from dagster import Definitions
 from dagster_k8s import k8s_job_executor

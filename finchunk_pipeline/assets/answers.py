@@ -32,7 +32,7 @@ from ..evaluation.assembler import DeliveredChunk, deliver, retrieved_count
 from ..evaluation.budget import REPORT_BUDGET
 from ..evaluation.chunk_set import scored_scope
 from ..evaluation.retrieval import DEPTH, gold_spans
-from ..storage import stable_hash, write_json, write_text
+from ..storage.files import stable_hash, write_json, write_text
 from .evaluation import retrieval_evaluation
 from .resources import PipelineResource
 
@@ -78,7 +78,7 @@ def _slug(text: str) -> str:
 def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -> list[dict]:
     """One column per representation of ``cfg``: each question's delivered context, its gold
     recall and whether it contains the reference answer."""
-    from ..chunking.store import spans_of
+    from ..storage.chunks import spans_of
     from ..index.representations import load_representation, representation_exists
 
     index_dir = ws.index_dir(cfg.version_name)
@@ -116,7 +116,7 @@ def _answer(context, ws, columns, records) -> tuple[dict | None, dict]:
     """Model answers for every (question, column) from FINCHUNK_ANSWER_*; cached by model,
     prompt version, question and context. Returns (endpoint, usage); nothing when no
     endpoint is configured."""
-    from ..enrichment.cache import TextCache
+    from ..storage.text_cache import TextCache
     from ..enrichment.client import ChatClient, LLMSettings
 
     env = ws.settings.llm_env

@@ -29,7 +29,7 @@ from dagster import (
     asset_check,
 )
 
-from ..chunking.store import spans_of
+from ..storage.chunks import spans_of
 from ..evaluation.chunk_set import scored_scope
 from ..evaluation.coverage import coverage_fraction, merge_spans
 from ..evaluation.gold_resolution import scorable as resolved_only

@@ -17,7 +17,7 @@ from dagster import (
     asset,
 )
 
-from ..artefacts import reuse_or_build
+from ..storage.artefacts import reuse_or_build
 from ..index.build import build_index, index_code_version
 from ..index.registry import IndexSettings, indexes_to_build
 from ..progress import Progress

@@ -13,12 +13,12 @@ from dagster import (
 
 from ..evaluation.gold_resolution import resolve_from_blocks, summary, to_table
 from ..fetch.local import ingest_corpus
-from ..fetch.raw_store import RawStore
+from ..storage.raw import RawStore
 from ..parse.registry import parsers_version
 from ..parse.corpus_parse import parse_documents
 from ..parse.ocr import from_settings as ocr_settings
 from ..progress import Progress
-from ..storage import clean_stale_temp_files, stable_hash, write_json, write_parquet
+from ..storage.files import clean_stale_temp_files, stable_hash, write_json, write_parquet
 from .resources import PipelineResource
 
 

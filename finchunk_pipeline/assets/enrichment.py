@@ -13,7 +13,8 @@ from dagster import (
     asset,
 )
 
-from ..enrichment.build import BUILD_VERSION, EnrichmentStore, build_enrichment
+from ..enrichment.build import BUILD_VERSION, build_enrichment
+from ..storage.enrichments import EnrichmentStore
 from ..enrichment.llm import PROMPT_VERSION
 from ..enrichment.structural import VERSION as STRUCTURAL_VERSION
 from ..progress import Progress

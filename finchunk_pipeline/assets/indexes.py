@@ -12,7 +12,7 @@ from dagster import (
     asset,
 )
 
-from ..artefacts import Artefact, artefact_key, code_version, reuse_or_build
+from ..storage.artefacts import Artefact, artefact_key, code_version, reuse_or_build
 from ..index.build import build_index, index_code_version, index_key
 from ..index.documents import document_texts
 from ..index.languages import document_languages, languages_key

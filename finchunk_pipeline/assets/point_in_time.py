@@ -1,7 +1,7 @@
 """Point-in-time questions answered from the XBRL facts as known at each question's as_of."""
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
-from ..storage import write_json
+from ..storage.files import write_json
 from .resources import PipelineResource
 from .xbrl import FactsStoreResource, xbrl_facts
 

@@ -12,7 +12,7 @@ from dagster import ConfigurableResource
 from ..chunking.config import ChunkerConfig, load_chunker_configs
 from ..corpus.loader import Corpus, load_corpus
 from ..settings import Settings
-from ..workspace import Workspace
+from ..storage.workspace import Workspace
 
 
 class PipelineResource(ConfigurableResource):
@@ -66,7 +66,7 @@ class PipelineResource(ConfigurableResource):
         return Workspace(self.settings())
 
     def _mirror(self):
-        from ..remote import mirror_of
+        from ..storage.remote import mirror_of
 
         return mirror_of(self.settings(), self.data_storage_options)  # merged over the variable's
 
@@ -79,7 +79,7 @@ class PipelineResource(ConfigurableResource):
         """Hold the claim on building ``key`` (claims.py): other runs on this data root (and,
         with a remote data root, on other machines) wait, then find it built and reuse it.
         ``key`` is scoped to this corpus."""
-        from ..claims import claim
+        from ..storage.claims import claim
 
         ws = self.workspace()
         return claim(f"{ws.root.name}/{key}", ws.settings.data_root, self._mirror(),

@@ -47,8 +47,8 @@ class FactsStoreResource(ConfigurableResource):
         process per file, so runs on one data root (or, with a remote data root, on any
         machine) take turns; with a remote data root the file is pulled first and, after a
         write, pushed back."""
-        from ..claims import claim
-        from ..remote import mirror_of
+        from ..storage.claims import claim
+        from ..storage.remote import mirror_of
         from ..xbrl.store import FactsStore
 
         db = Path(self.db_path)

@@ -16,8 +16,8 @@ from typing import Callable
 import pandas as pd
 import pyarrow as pa
 
-from ..parse.store import BlockStore
-from ..storage import meta_value, stable_hash
+from ..storage.blocks import BlockStore
+from ..storage.files import meta_value, stable_hash
 from .bound import SPLIT_NOTE, TABLE_KINDS, piece_bound, span_chars
 from .config import ChunkerConfig
 from .document import chunk_document
@@ -25,7 +25,7 @@ from ..types.chunks import Chunk
 from .notes import Notes, collecting
 from .registry import STRATEGIES
 from .stats import chunk_set_stats
-from .store import ChunkStore, chunks_to_table
+from ..storage.chunks import ChunkStore, chunks_to_table
 from .strategy import call_prepare
 from .strategy_context import DEFAULT_EMBED_BACKEND, ChunkingContext
 

@@ -17,7 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..enrichment.model import EnrichSpec, parse_enrich
-from ..storage import stable_hash
+from ..storage.files import stable_hash
 from .context import BUILD_VERSION
 from .options import describe_errors
 from .registry import STRATEGIES, strategy_version

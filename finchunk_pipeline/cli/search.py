@@ -69,7 +69,7 @@ def run(args) -> int:
 
     from ..index.search import Filters, resolve_chunk_set, search_with_route
     from ..settings import Settings
-    from ..workspace import Workspace
+    from ..storage.workspace import Workspace
 
     settings = Settings().with_paths(args.corpus, args.data, args.chunkers)
     if args.k < 1:

@@ -193,7 +193,7 @@ def run(args) -> int:
 
     from ..index.search import Searcher, resolve_chunk_set
     from ..settings import Settings
-    from ..workspace import Workspace
+    from ..storage.workspace import Workspace
     from .search import MODEL_LOAD_SECONDS, choose_retriever, loads_model
 
     settings = Settings().with_paths(args.corpus, args.data, args.chunkers)

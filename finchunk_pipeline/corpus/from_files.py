@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..storage import write_bytes, write_parquet
+from ..storage.files import write_bytes, write_parquet
 from . import schema
 from ..parse.content import binary_problem, signature_of
 from .filing_metadata import filename_metadata, html_metadata, parse_date, pdf_metadata, text_metadata

@@ -17,11 +17,11 @@ from typing import Callable
 import pandas as pd
 import pyarrow as pa
 
-from ..artefacts import VersionedTables
-from ..chunking.store import ChunkStore, spans_of
-from ..parse.store import BlockStore
-from ..storage import stable_hash
-from .cache import TextCache
+from ..storage.chunks import ChunkStore, spans_of
+from ..storage.blocks import BlockStore
+from ..storage.enrichments import EnrichmentStore
+from ..storage.files import stable_hash
+from ..storage.text_cache import TextCache
 from .model import (
     ENRICHMENT_SCHEMA,
     LLM,
@@ -39,14 +39,6 @@ STRUCTURAL_FLUSH = 5000
 
 class EnrichmentError(RuntimeError):
     """Enrichment could not be completed (names the chunk set and what failed)."""
-
-
-class EnrichmentStore(VersionedTables):
-    """``<root>/<version name>/enrichment.parquet`` + ``manifest.json`` (artefacts.VersionedTables)."""
-
-    FILE = "enrichment.parquet"
-    WHAT = "enrichment of {}"
-    PRODUCER = "chunk_enrichment"
 
 
 @dataclass

@@ -18,14 +18,14 @@ from typing import Protocol
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, reuse_or_build
+from ..storage.artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, reuse_or_build
 from ..chunking.config import ChunkerConfig
 from ..chunking.registry import STRATEGIES
 from ..corpus.loader import Corpus
 from ..routing import VERSION as ROUTING_VERSION
 from ..routing import Catalog
-from ..storage import read_json, sha256_bytes
-from ..workspace import Workspace
+from ..storage.files import read_json, sha256_bytes
+from ..storage.workspace import Workspace
 from .code import EVALUATION_CODE, EVALUATION_VERSION
 from .gold_resolution import OFFSETS
 from .gold_resolution import summary as gold_resolution_summary

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..artefacts import read_marker, report_damage
-from ..storage import read_json
+from ..storage.artefacts import read_marker, report_damage
+from ..storage.files import read_json
 from .chunk_set import GENERATED, HUMAN, evaluation_file, gold_passages
 from ..index.registry import is_neutral
 from .generated_report import side_by_side

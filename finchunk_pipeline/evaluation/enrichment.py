@@ -33,7 +33,7 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from ..chunking.store import spans_of
+from ..storage.chunks import spans_of
 from ..index.representations import REPRESENTATIONS
 from .coverage import RETRIEVED_FRACTION, coverage_fraction, merge_spans
 from .retrieval import MODES, evaluate_retriever

@@ -12,7 +12,7 @@ from typing import Callable
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..parse.store import BlockStore
+from ..storage.blocks import BlockStore
 
 
 def parent_expander(chunks: pd.DataFrame, manifest_path: Path, blocks: BlockStore,

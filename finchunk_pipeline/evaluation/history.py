@@ -17,7 +17,7 @@ import os
 import time
 from pathlib import Path
 
-from ..storage import safe_name, write_json
+from ..storage.files import safe_name, write_json
 
 log = logging.getLogger(__name__)
 

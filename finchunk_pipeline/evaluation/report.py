@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..routing.report import routing_lines
-from ..storage import write_json, write_text
+from ..storage.files import write_json, write_text
 from .budget import BUDGET_RULE, BUDGETS, REPORT_BUDGET
 from .cells import at_budget, at_k, pct
 from .compare import family_comparison, recommend_budget, recommendations

@@ -15,7 +15,7 @@ from ..chunking.config import ChunkerConfig
 from ..index.registry import LoadRequest, index_exists, load_retriever, needs, retrievers
 from ..routing import Catalog
 from ..routing.search import Router, routing_summary
-from ..workspace import Workspace
+from ..storage.workspace import Workspace
 from .expander import parent_expander
 from .retrieval import MODES, ROUTED, evaluate_retriever
 

@@ -23,9 +23,9 @@ from zoneinfo import ZoneInfo
 
 from ..corpus import schema
 from ..settings import Settings
-from ..storage import safe_name
+from ..storage.files import safe_name
 from .http import HttpClient, HttpError, decode_text
-from .raw_store import RawStore
+from ..storage.raw import RawStore
 
 DEFAULT_DATA_BASE = "https://data.sec.gov"
 DEFAULT_ARCHIVES_BASE = "https://www.sec.gov"
@@ -250,7 +250,7 @@ def write_documents(rows: list[dict], out_dir: str | Path) -> Path:
     """Write DOCUMENTS rows as a corpus folder (documents.parquet)."""
     import pyarrow as pa
 
-    from ..storage import write_parquet
+    from ..storage.files import write_parquet
     table = pa.Table.from_pylist(rows, schema=schema.DOCUMENTS)
     return write_parquet(Path(out_dir) / "documents.parquet", table)
 
@@ -258,7 +258,7 @@ def write_documents(rows: list[dict], out_dir: str | Path) -> Path:
 def write_xbrl_facts(rows: list[dict], out_dir: str | Path) -> Path:
     import pyarrow as pa
 
-    from ..storage import write_parquet
+    from ..storage.files import write_parquet
     table = pa.Table.from_pylist(rows, schema=schema.XBRL_FACTS)
     return write_parquet(Path(out_dir) / "xbrl_facts.parquet", table)
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..corpus.loader import Corpus, document_bytes
 from ..parse.registry import binary_formats
-from .raw_store import RawStore
+from ..storage.raw import RawStore
 
 META_COLUMNS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end",
                 "filed_at", "language", "format", "source_uri")

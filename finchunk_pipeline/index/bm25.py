@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from scipy import sparse
 
-from ..storage import atomic_path, write_parquet
+from ..storage.files import atomic_path, write_parquet
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from ..artefacts import (
+from ..storage.artefacts import (
     LOCAL,
     Artefact,
     Outcome,

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..storage import atomic_path, write_json, write_parquet
+from ..storage.files import atomic_path, write_json, write_parquet
 from .bm25 import top_k
 
 KINDS = ("flat", "hnsw")

@@ -13,7 +13,7 @@ from typing import Iterable
 import pandas as pd
 
 from ..types.chunks import SPAN_JOINER
-from ..chunking.store import spans_of
+from ..storage.chunks import spans_of
 
 
 def pieces(source_text: str, view_spans: Iterable[tuple[int, int]]) -> list[tuple[int, int, str]]:

@@ -30,10 +30,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import shards as shards_module
+from ..storage import shards as shards_module
 from ..memory import heap_for_activations
-from ..shards import compact, read_shard, shards, write_shard
-from ..storage import safe_name, sha256_text, stable_hash
+from ..storage.shards import compact, read_shard, shards, write_shard
+from ..storage.files import safe_name, sha256_text, stable_hash
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
 

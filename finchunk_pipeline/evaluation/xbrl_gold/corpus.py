@@ -19,7 +19,7 @@ from ...corpus import schema
 from ...parse.content import controls_as_spaces
 from ...corpus.loader import document_bytes, load_corpus
 from ...parse.registry import UnsupportedDocument, select_parser
-from ...storage import write_json, write_parquet
+from ...storage.files import write_json, write_parquet
 from . import FilingInput, GeneratedGold, generate
 
 COPIED = ("documents.parquet", "xbrl_facts.parquet")

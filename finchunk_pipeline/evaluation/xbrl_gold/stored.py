@@ -12,10 +12,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ...artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, code_version, reuse_or_build
+from ...storage.artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, code_version, reuse_or_build
 from ...corpus import schema
-from ...parse.store import BlockStore
-from ...storage import read_json, write_parquet
+from ...storage.blocks import BlockStore
+from ...storage.files import read_json, write_parquet
 from . import EVIDENCE, GENERATOR_VERSION, PER_DOCUMENT, FilingInput, GeneratedGold, generate
 
 META = ("doc_id", "doc_type", "issuer", "fiscal_year", "period_end")

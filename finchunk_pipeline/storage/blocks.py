@@ -13,8 +13,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..artefacts import Artefact, DamagedArtefact, report_damage
-from ..storage import safe_name, table_of, write_json, write_parquet
+from .artefacts import Artefact, DamagedArtefact, report_damage
+from .files import safe_name, table_of, write_json, write_parquet
 from ..types.blocks import Block, ParsedDocument, TaggedFact
 from ..types.offsets import OffsetMap
 

@@ -32,7 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
-from .storage import (
+from .files import (
     is_temp_file,
     safe_name,
     sha256_bytes,
@@ -41,7 +41,7 @@ from .storage import (
     write_parquet,
 )
 
-PACKAGE = Path(__file__).resolve().parent  # finchunk_pipeline/
+PACKAGE = Path(__file__).resolve().parent.parent  # finchunk_pipeline/
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +283,7 @@ class VersionedTables:
     the completion mark written after the data and recording its size and hash (``files``, as
     every marker does) — a data file replaced or damaged after it (a rebuild in progress, one
     that died between the two writes, a truncated copy) does not pass for complete, and a
-    damaged one is named in a warning. Chunk sets (chunking/store.py) and enrichments
+    damaged one is named in a warning. Chunk sets (storage/chunks.py) and enrichments
     (enrichment/build.py) are these."""
 
     FILE = "data.parquet"

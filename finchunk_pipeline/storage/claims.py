@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .storage import write_json
+from .files import write_json
 
 DEFAULT_WAIT = 6 * 3600.0  # a chunk set of a large corpus may take an hour; don't give up early
 DEFAULT_TTL = 120.0         # remote lease; renewed every ttl / 4

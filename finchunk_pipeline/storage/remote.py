@@ -29,8 +29,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .settings import Settings
-from .storage import atomic_path
+from ..settings import Settings
+from .files import atomic_path
 
 MUTABLE_SUFFIXES = (".json", ".jsonl", ".duckdb")  # always refreshed on pull, always pushed
 BUCKET_SCHEMES = ("s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "oss", "r2")

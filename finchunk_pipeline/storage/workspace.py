@@ -9,11 +9,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .chunking.store import ChunkStore
-from .enrichment.build import EnrichmentStore
-from .parse.store import BlockStore
-from .settings import Settings
-from .storage import safe_name, stable_hash
+from .chunks import ChunkStore
+from .enrichments import EnrichmentStore
+from .blocks import BlockStore
+from ..settings import Settings
+from .files import safe_name, stable_hash
 
 
 def corpus_key(corpus_dir: Path) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..artefacts import check_files, report_damage
-from ..storage import sha256_bytes, write_bytes
+from .artefacts import check_files, report_damage
+from .files import sha256_bytes, write_bytes
 
 EXTENSIONS = {"markdown": "md", "html": "html", "text": "txt", "pdf": "pdf"}
 

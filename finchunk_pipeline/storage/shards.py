@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .storage import write_parquet
+from .files import write_parquet
 
 MAX_SHARDS = 64  # compact a folder into one shard beyond this
 

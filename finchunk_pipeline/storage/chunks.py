@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..artefacts import VersionedTables
-from ..storage import table_of
+from .artefacts import VersionedTables
+from .files import table_of
 from ..types.chunks import Chunk
 
 SPAN = pa.struct([("start", pa.int64()), ("end", pa.int64())])
