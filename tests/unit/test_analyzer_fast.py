@@ -19,7 +19,6 @@ from finchunk_pipeline.lang.stopwords import ENGLISH as STOP_WORDS
 from finchunk_pipeline.lang.stopwords import stop_words
 from finchunk_pipeline.settings import DEFAULT_CORPUS
 
-from tests.conftest import DEVDATA, needs_devdata
 
 
 # --- the plain definitions ---------------------------------------------------------------------
@@ -149,14 +148,3 @@ def test_finance_terms_equal_the_plain_definitions_on_the_embedded_corpora():
         for text in _paragraphs(_document_texts(corpus), 3000):
             assert fin.terms(text) == plain_terms(fin, text), text[:80]
             assert tk.tokenize(text, "es") == plain_tokenize_locale(text, "es"), text[:80]
-
-
-@needs_devdata
-@pytest.mark.parametrize("name", ["financebench_dev", "tatqa_dev", "finqa_dev", "sec_html_dev"])
-def test_finance_terms_equal_the_plain_definitions_on_real_documents(name):
-    fin = get_analyzer("finance")
-    texts = _document_texts(DEVDATA / name)
-    rng = random.Random(1)
-    paragraphs = _paragraphs(texts, 10 ** 9)
-    for text in rng.sample(paragraphs, min(400, len(paragraphs))) + [t[:20000] for t in texts[:3]]:
-        assert fin.terms(text) == plain_terms(fin, text), text[:80]

@@ -17,7 +17,6 @@ from finchunk_pipeline.chunking.registry import STRATEGIES
 from finchunk_pipeline.parse.registry import select_parser
 from finchunk_pipeline.settings import DEFAULT_CORPUS
 
-from tests.conftest import DEVDATA, needs_devdata
 
 SLOW = {"semantic"}  # loads the embedding model: covered in its own test module
 
@@ -47,16 +46,6 @@ def _check(config, rec):
         assert c.embedding_text.endswith(c.source_text), "context must never overwrite the source"
         if config.header:
             assert len(c.embedding_text) > len(c.source_text)
-
-
-@needs_devdata
-@pytest.mark.parametrize("strategy", sorted(set(STRATEGIES) - SLOW))
-@pytest.mark.parametrize("corpus", ["finqa_dev", "tatqa_dev"])
-def test_spans_exact_on_real_documents(strategy, corpus):
-    _skip_unavailable(strategy)
-    config = ChunkerConfig(name=f"t-{strategy}", strategy=strategy)
-    for rec in _docs(DEVDATA / corpus, per_type=6):
-        _check(config, rec)
 
 
 def test_structure_keeps_table_with_header_and_footnotes():

@@ -6,7 +6,7 @@ import pytest
 from finchunk_pipeline.corpus import CorpusError, load_corpus
 from finchunk_pipeline.settings import DEFAULT_CORPUS
 
-from tests.conftest import DEVDATA, needs_devdata, write_corpus
+from tests.conftest import write_corpus
 
 TEXT = "# T\n\nHello world. Revenue rose.\n"
 
@@ -14,13 +14,6 @@ TEXT = "# T\n\nHello world. Revenue rose.\n"
 def test_default_corpus_is_valid():
     corpus = load_corpus(DEFAULT_CORPUS)
     assert corpus.labelled and len(corpus.documents) >= 8 and not corpus.document_problems
-
-
-@needs_devdata
-@pytest.mark.parametrize("name", ["finqa_dev", "tatqa_dev", "sec_html_dev"])
-def test_devdata_corpora_are_valid(name):
-    corpus = load_corpus(DEVDATA / name)
-    assert len(corpus.documents) > 0 and not corpus.document_problems
 
 
 def test_unlabelled_corpus_loads(tmp_path):

@@ -4,7 +4,6 @@ from datetime import date
 import pytest
 
 from finchunk_pipeline.corpus.filing_metadata import html_metadata
-from tests.conftest import DEVDATA
 
 IXBRL = """<?xml version="1.0" encoding="utf-8"?>
 <html xmlns:ix="http://www.xbrl.org/2013/inlineXBRL"><head><title>acme-20240928</title></head><body>
@@ -39,13 +38,3 @@ def test_without_dei_the_cover_page_text_is_read():
 @pytest.mark.parametrize("markup", ["", "<p>broken <b>html", "<<<>>>&&&", "<ix:nonNumeric name='dei:DocumentType'>"])
 def test_broken_markup_gives_what_it_can(markup):
     assert isinstance(html_metadata(markup), dict)
-
-
-@pytest.mark.skipif(not (DEVDATA / "sec_html_dev").is_dir(), reason="../shared/devdata is not present")
-def test_real_edgar_filings_get_their_period_end():
-    import pyarrow.parquet as pq
-
-    docs = pq.read_table(DEVDATA / "sec_html_dev" / "documents.parquet").to_pandas()
-    for raw, period in zip(docs["text"], docs["period_end"]):
-        meta = html_metadata(raw)
-        assert meta["period_end"] == period, meta   # 10-Ks too: their period end is a nested fact

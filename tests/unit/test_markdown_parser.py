@@ -7,7 +7,6 @@ from finchunk_pipeline.parse.markdown import parse
 from finchunk_pipeline.parse.model import BlockKind
 from finchunk_pipeline.settings import DEFAULT_CORPUS
 
-from tests.conftest import DEVDATA, needs_devdata
 
 DOC = """# Acme — Annual report 2024
 
@@ -77,9 +76,3 @@ def _check_corpus(folder):
 
 def test_default_corpus_markdown_parses_exactly():
     _check_corpus(DEFAULT_CORPUS)
-
-
-@needs_devdata
-def test_finqa_and_tatqa_parse_exactly():
-    _check_corpus(DEVDATA / "finqa_dev")
-    _check_corpus(DEVDATA / "tatqa_dev")

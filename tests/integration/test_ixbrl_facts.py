@@ -2,8 +2,6 @@
 text and the view, the block that holds each figure, and EDGAR's quirks."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +13,6 @@ from finchunk_pipeline.parse.offsets import OffsetMap
 from finchunk_pipeline.parse.store import BlockStore
 
 from tests.ixbrl_docs import filing_html
-
-DEVDATA = Path(os.environ.get("FINCHUNK_DEVDATA") or Path(__file__).resolve().parents[3] / "shared" / "devdata")
 
 
 @pytest.fixture(scope="module")
@@ -128,22 +124,3 @@ def test_facts_stored_with_the_blocks_and_the_parser_version_names_them(tmp_path
     assert back[9].block_id.startswith("other#")  # re-labelled as blocks are
     assert store.read("html-x", doc.doc_sha).facts == []  # chunking never reads them
     assert html.VERSION.endswith(IXBRL_VERSION) and html.VERSION != "1"
-
-
-@pytest.mark.devdata
-def test_sec_html_dev_figures_located_at_their_span():
-    """The issue's bar: >= 95% of tagged numeric facts located at their figure, per filing."""
-    import pyarrow.parquet as pq
-
-    path = DEVDATA / "sec_html_dev" / "documents.parquet"
-    if not path.exists():
-        pytest.skip("../shared/devdata/sec_html_dev not present")
-    docs = pq.read_table(path).to_pandas()
-    for row in docs.itertuples():
-        doc = html.parse(row.doc_id, row.text)
-        located, total = located_share(doc.facts)
-        assert total > 500 and located / total >= 0.95, (row.doc_id, located, total)
-        for f in doc.facts:
-            if f.located and f.kind == "numeric":
-                (vs, ve), = f.vspans
-                assert doc.view_text[vs:ve] == f.display
