@@ -16,7 +16,8 @@ from finchunk_pipeline.xbrl import pit, quarters
 from finchunk_pipeline.xbrl.companyfacts import companyfacts_rows, read_companyfacts
 from finchunk_pipeline.xbrl.store import FactsStore, UnknownEntityError
 
-DEVDATA = Path(__file__).resolve().parents[2].parent / "shared" / "devdata"
+from tests.conftest import DEVDATA  # noqa: E402 (honours FINCHUNK_DEVDATA, e.g. from a git worktree)
+
 SNOW_JSON = DEVDATA / "companyfacts" / "CIK0001640147.json"
 SYNTH = Path(__file__).resolve().parents[2] / "data" / "corpus" / "default"
 REV = "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax"
