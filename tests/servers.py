@@ -35,6 +35,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# --- a threaded HTTP server on 127.0.0.1 for the fetch / EDGAR tests --------------------------
+
+class LocalHTTPServer:
+    """``handler`` (a BaseHTTPRequestHandler class) served on 127.0.0.1 at a port the system
+    picks (port 0: parallel test workers never ask for the same one), by a daemon thread,
+    until ``close()``. ``url`` is ``http://127.0.0.1:PORT``."""
+
+    def __init__(self, handler, poll_interval: float = 0.5):
+        from http.server import ThreadingHTTPServer
+        import threading
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": poll_interval},
+                                       daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
 # --- PostgreSQL ---------------------------------------------------------------------------------
 
 def postgres_bindir() -> Path | None:

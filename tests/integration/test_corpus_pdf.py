@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -19,6 +18,7 @@ from finchunk_pipeline.fetch.raw_store import RawStore
 from finchunk_pipeline.storage import sha256_bytes
 
 from tests import pdfs
+from tests.servers import LocalHTTPServer
 
 DOC_SCHEMA = schema.DOCUMENTS.append(schema.DOCUMENTS_OPTIONAL.field("path"))
 PASSAGE_SCHEMA = pa.schema(list(schema.PASSAGES) + list(schema.PASSAGES_OPTIONAL))
@@ -227,14 +227,11 @@ class _Server:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.http = LocalHTTPServer(Handler)
+        self.url = self.http.url
 
     def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.http.close()
 
 
 @pytest.fixture

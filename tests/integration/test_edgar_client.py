@@ -6,7 +6,7 @@ import socket
 import threading
 import time
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -14,6 +14,8 @@ from finchunk_pipeline.fetch.edgar import (EdgarClient, cik10, fetch_filings, fi
                                            write_documents)
 from finchunk_pipeline.fetch.http import (HttpClient, HttpError, InvalidResponseError, RateLimiter,
                                           UserAgentError, check_user_agent, retry_after_seconds)
+
+from tests.servers import LocalHTTPServer
 
 UA = "Finchunk Tests tests@example.com"
 CIK = "1234567"
@@ -104,11 +106,8 @@ class Server:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.http = LocalHTTPServer(Handler)
+        self.url = self.http.url
 
     def route(self, path: str, *steps: dict) -> None:
         self.routes[path] = list(steps)
@@ -120,8 +119,7 @@ class Server:
         return sum(1 for p, _, _ in self.log if p == path)
 
     def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.http.close()
 
 
 @pytest.fixture

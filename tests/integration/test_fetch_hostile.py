@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import gzip
 import os
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -17,6 +16,7 @@ from finchunk_pipeline.fetch.download import fetch_urls
 from finchunk_pipeline.fetch.http import HttpClient
 
 from tests import pdfs
+from tests.servers import LocalHTTPServer
 
 UA = "Finchunk Tests tests@example.com"
 DRIP_FOR = 8.0        # seconds a drip handler keeps dripping before it gives up by itself
@@ -104,15 +104,11 @@ class HostileServer:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.http = LocalHTTPServer(Handler)
+        self.url = self.http.url
 
     def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.http.close()
 
 
 @pytest.fixture
