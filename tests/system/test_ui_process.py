@@ -14,16 +14,11 @@ import pytest
 
 from finchunk_pipeline.settings import PROJECT_ROOT
 
+from tests.servers import free_port
 from tests.system.test_signals import _wait_for
 
 START_TIMEOUT = 300  # generous: dagster dev serves after ~20 s on an idle machine, the machine is shared
 STOP_TIMEOUT = 120
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _serving(port: int) -> bool:
@@ -58,7 +53,7 @@ def _session(sid: int) -> list[int]:
 
 @pytest.mark.slow
 def test_sigkill_of_finchunk_ui_leaves_no_dagster_process_and_frees_the_port(tmp_path):
-    port = _free_port()
+    port = free_port()  # dagster dev takes no port 0
     env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster_home"), "PYTHONPATH": str(PROJECT_ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", "import sys; from finchunk_pipeline.cli import main; "
                              "sys.exit(main())", "ui", "--port", str(port)],
