@@ -29,8 +29,11 @@ run: $(BIN)/finchunk
 run-es: $(BIN)/finchunk
 	$(BIN)/finchunk run --corpus data/corpus/es --out out/es
 
+# all four tiers (tests/unit, integration, system, architecture; `pytest -m unit` for one), in
+# parallel (pytest-xdist, one worker per core); --dist loadfile keeps a file's tests, and so its
+# module-scoped fixtures, on one worker
 test: $(BIN)/finchunk
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 ui: $(BIN)/finchunk
 	$(BIN)/finchunk ui

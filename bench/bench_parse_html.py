@@ -1,6 +1,6 @@
 """HTML parser speed: linear growth on large synthetic filings, pathological markup, and the
 real EDGAR filings of devdata (when present). Times are reported, never asserted by the
-tests (tests/test_parse_html.py checks only what the parser produces).
+tests (tests/unit/test_parse_html.py checks only what the parser produces).
 
     /work/venv/bin/python bench/bench_parse_html.py [--repeat 3]
 

@@ -18,6 +18,21 @@ DEVDATA = Path(os.environ.get("FINCHUNK_DEVDATA") or PROJECT_ROOT.parent / "shar
 
 needs_devdata = pytest.mark.skipif(not DEVDATA.is_dir(), reason="../shared/devdata is not present")
 
+# The tiers are folders (tests/unit, tests/integration, tests/system, tests/architecture); each
+# test gets its folder's marker, so `pytest -m unit` selects what `pytest tests/unit` does.
+TIERS = ("unit", "integration", "system", "architecture")
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        try:
+            parts = Path(str(item.path)).resolve().relative_to(TESTS).parts
+        except ValueError:
+            continue
+        if len(parts) > 1 and parts[0] in TIERS:
+            item.add_marker(getattr(pytest.mark, parts[0]))
+
 
 @pytest.fixture(autouse=True)
 def no_llm_endpoint_from_the_environment(monkeypatch):

@@ -35,6 +35,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# --- a threaded HTTP server on 127.0.0.1 for the fetch / EDGAR tests --------------------------
+
+class LocalHTTPServer:
+    """``handler`` (a BaseHTTPRequestHandler class) served on 127.0.0.1 at a port the system
+    picks (port 0: parallel test workers never ask for the same one), by a daemon thread,
+    until ``close()``. ``url`` is ``http://127.0.0.1:PORT``."""
+
+    def __init__(self, handler, poll_interval: float = 0.5):
+        from http.server import ThreadingHTTPServer
+        import threading
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": poll_interval},
+                                       daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
 # --- PostgreSQL ---------------------------------------------------------------------------------
 
 def postgres_bindir() -> Path | None:
@@ -142,11 +165,17 @@ def start_postgres() -> Postgres:
                            "-E", "UTF8", "--no-sync"], user=run_as, capture_output=True, text=True, cwd=folder)
     if init.returncode != 0:
         raise RuntimeError(f"initdb ({bindir}) failed: {init.stderr.strip()[-800:]}")
-    port = free_port()
-    start = subprocess.run([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(folder / "postgres.log"), "-w",
-                            "-t", "30", "-o", f"-h 127.0.0.1 -p {port} -k {folder} -c fsync=off "
-                            "-c full_page_writes=off -c max_connections=200", "start"],
-                           user=run_as, capture_output=True, text=True, cwd=folder)
+    # postgres takes no port 0: a free port, and another one should it be taken before postgres
+    # binds it (parallel test workers each start their own server)
+    for _attempt in range(3):
+        port = free_port()
+        start = subprocess.run([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(folder / "postgres.log"), "-w",
+                                "-t", "30", "-o", f"-h 127.0.0.1 -p {port} -k {folder} -c fsync=off "
+                                "-c full_page_writes=off -c max_connections=200", "start"],
+                               user=run_as, capture_output=True, text=True, cwd=folder)
+        log = (folder / "postgres.log").read_text() if (folder / "postgres.log").exists() else ""
+        if start.returncode == 0 or "already in use" not in log:
+            break
     if start.returncode != 0:
         log = (folder / "postgres.log").read_text() if (folder / "postgres.log").exists() else ""
         raise RuntimeError(f"postgres ({bindir}) did not start: {start.stderr.strip()} {log[-800:]}")
@@ -192,19 +221,44 @@ class S3Server:
             self.process.wait()
 
 
+def _running_on(proc: subprocess.Popen, timeout: float = 60) -> str:
+    """The address a werkzeug server started with port 0 says it runs on; its stderr (one line
+    per request) is drained from then on by a daemon thread, so the pipe never fills."""
+    import re
+    import threading
+
+    found: list[str] = []
+    seen = threading.Event()
+
+    def read() -> None:
+        for line in proc.stderr:
+            m = re.search(r"Running on (http://127\.0\.0\.1:\d+)", line)
+            if m and not found:
+                found.append(m.group(1))
+                seen.set()
+        seen.set()  # the server ended
+
+    threading.Thread(target=read, daemon=True).start()
+    if not seen.wait(timeout) or not found:
+        proc.kill()
+        raise RuntimeError(f"moto server did not say where it runs (exit {proc.poll()})")
+    return found[0]
+
+
 def start_s3() -> S3Server:
     import importlib.util
 
     if importlib.util.find_spec("moto") is None or importlib.util.find_spec("flask") is None:
         raise FileNotFoundError("moto[server] is not installed (pip install -e '.[test]')")
-    port = free_port()
-    endpoint = f"http://127.0.0.1:{port}"
     # the first 3 requests go unauthenticated (they create the IAM user below), the rest are checked
     env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "3"}
     for k in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
         env.pop(k, None)
-    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    # port 0: the server binds a port the system picks and names it (" * Running on http://...");
+    # no port chosen here that another test worker's server could take first
+    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", "0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    endpoint = _running_on(proc)
     deadline = time.monotonic() + 30
     while True:
         try:

@@ -7,7 +7,7 @@ counter (tokens.py: a text's count is the special tokens plus its words' counts)
 joined by ``SPAN_JOINER`` (whitespace) counts as the sum of its spans' counts, and a span
 from one row's start to a later row's end as the sum of those rows' counts when only
 whitespace the normalizer keeps lies between each two (no word crosses a row's edge). So
-each row is counted once, each other span once per table. tests/test_row_tokens.py checks
+each row is counted once, each other span once per table. tests/unit/test_row_tokens.py checks
 it against counting the joined text on random tables.
 """
 from __future__ import annotations

@@ -45,7 +45,7 @@ _OPENERS = {"es": "¿¡«"}
 # candidate boundary: terminal punctuation, optional closing quotes/brackets, then whitespace;
 # written for speed: a first character class the regex engine scans for (a leading repeat gets
 # no such prefix), the punctuation run as group 1 and the first character after the whitespace
-# (None at the end of the range) as group 2 (tests/test_sentence_fast.py: the plain definition)
+# (None at the end of the range) as group 2 (tests/unit/test_sentence_fast.py: the plain definition)
 _BOUNDARY_NEXT = re.compile(r"([.!?][.!?]*)[\"'”’)\]]*(?=\s+(\S)?)")
 # the same where the text has no "!" or "?": a literal first character is scanned for fastest
 _PERIOD_NEXT = re.compile(r"(\.\.*)[\"'”’)\]]*(?=\s+(\S)?)")

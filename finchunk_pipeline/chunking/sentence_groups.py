@@ -14,7 +14,7 @@ itself closed before it passes that test whatever lies between; otherwise the ca
 tested in order first, as split_sentences does, so the previous boundary is exact.
 
 ``sentence_groups(text, start, end, max_chars)`` equals packing
-``split_sentences(text, start, end)`` greedily (tests/test_sentence_groups.py).
+``split_sentences(text, start, end)`` greedily (tests/unit/test_sentence_groups.py).
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@
  * each word's code points without making a str, and sums the counts. A text with a word the
  * table does not know stops the walk: its unknown words come back as str (deduplicated,
  * in order of first occurrence) for Python to encode, ``add`` and retry. The pure-Python
- * code in tokens.py is the reference; tests/test_tokens.py checks this against it.
+ * code in tokens.py is the reference; tests/unit/test_tokens.py checks this against it.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -13,7 +13,7 @@ characters Python splits on but the normalizer deletes instead (``\x0b``, ``\x0c
 word is encoded once, in batches through the tokenizer's batch API, and remembered
 (``WORD_CACHE_MAX`` words): counting a text is then a split and dictionary look-ups, about
 10x the tokenizer's own speed on a corpus whose words repeat. Any other tokenizer is counted
-text by text with ``encode_batch``. tests/test_tokens.py checks the counts against
+text by text with ``encode_batch``. tests/unit/test_tokens.py checks the counts against
 ``encode`` on real chunks and on random Unicode text.
 
 The split and the look-ups run in C when the optional extension ``_wordcount`` is built

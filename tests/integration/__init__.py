@@ -1,0 +1,1 @@
+"""The integration tier of the tests (markers and rules: tests/conftest.py, tests/architecture/test_tiers.py)."""

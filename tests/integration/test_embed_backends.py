@@ -1,0 +1,124 @@
+"""Embedding backends (FINCHUNK_EMBED_BACKEND): the setting, separate model ids and caches,
+the local ONNX export (nothing downloaded) and its vectors against torch's; semantic
+chunking's sentence embeddings through the embedding cache."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from finchunk_pipeline.models import onnx_backend
+from finchunk_pipeline.models.embed import Embedder, get_embedder
+
+needs_onnx = pytest.mark.skipif(not onnx_backend.available(), reason="onnxruntime / onnx not installed (extra 'onnx')")
+
+TEXTS = ["Revenue grew 12% to $4.2 billion in fiscal 2024.",
+         "The Board proposes a final dividend of 12.5 pence per share.",
+         "Operating margin fell as input costs rose; net debt decreased to €1.1 billion at year end.",
+         "Goodwill impairment of $310 million was recorded in the Americas segment.", "Cash"]
+
+
+def test_backend_setting(monkeypatch, tmp_path):
+    monkeypatch.delenv("FINCHUNK_EMBED_BACKEND", raising=False)
+    assert onnx_backend.default_backend() == "torch"
+    monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "ONNX-int8")
+    assert onnx_backend.default_backend() == "onnx-int8"
+    monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "tensorrt")
+    with pytest.raises(ValueError, match="torch, onnx, onnx-int8"):
+        Embedder(cache_dir=tmp_path)
+
+
+def test_each_backend_has_its_own_model_id_and_cache(tmp_path):
+    ids = {b: Embedder(cache_dir=tmp_path, backend=b).model_id for b in onnx_backend.BACKENDS}
+    assert len(set(ids.values())) == 3
+    assert ids["onnx"].startswith(ids["torch"]) and ids["onnx-int8"].endswith(f"onnx-int8-e{onnx_backend.EXPORT_VERSION}")
+    folders = {Embedder(cache_dir=tmp_path, backend=b).cache_folder for b in onnx_backend.BACKENDS}
+    assert len(folders) == 3
+    e = get_embedder(None, tmp_path, backend="onnx")
+    assert e is get_embedder(None, tmp_path, backend="onnx") and e is not get_embedder(None, tmp_path, backend="torch")
+
+
+@pytest.mark.slow
+@needs_onnx
+def test_onnx_export_is_local_and_close_to_torch(tmp_path):
+    cache = tmp_path / "embeddings"
+    torch_v = Embedder(cache_dir=cache, backend="torch").encode(TEXTS)
+    fp32 = Embedder(cache_dir=cache, backend="onnx")
+    v = fp32.encode(TEXTS)
+    assert (fp32.export_dir / "model.onnx").is_file()   # exported under <data>/models/<model id>/
+    assert fp32.export_dir.parent == tmp_path / "models"
+    assert not list(fp32.export_dir.glob("*.tmp"))
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, rtol=1e-5)
+    assert float((v * torch_v).sum(1).min()) > 0.9999
+    int8 = Embedder(cache_dir=cache, backend="onnx-int8")
+    w = int8.encode(TEXTS)
+    assert (int8.export_dir / "model-int8.onnx").is_file()
+    assert 0.97 < float((w * torch_v).sum(1).min()) < 0.99999  # quantised: close, not equal
+    # the pipeline call: cached under the backend's own id
+    vecs, stats = int8.embed(TEXTS + TEXTS[:2])
+    assert stats.embedded == len(TEXTS) and vecs.shape == (len(TEXTS) + 2, 384)
+    assert list(int8.cache_folder.glob("shard-*.parquet"))
+    assert not Embedder(cache_dir=cache, backend="torch").cache_lookup([])  # nothing mixed
+
+
+@pytest.mark.slow
+def test_semantic_sentences_go_through_the_embedding_cache(tmp_path, monkeypatch):
+    import finchunk_pipeline.chunking.semantic as semantic
+    from finchunk_pipeline import STRATEGIES
+    from finchunk_pipeline.chunking.strategy_context import ChunkingContext
+    from finchunk_pipeline.parse import markdown
+
+    text = ("# Results\n\n" + " ".join(f"Revenue in region {i} grew by {i}.{i}% on higher volumes." for i in range(12))
+            + "\n\n## Outlook\n\nWe expect margins to improve. Capital expenditure will fall next year.\n")
+    doc = markdown.parse("d1", text)
+    strategy = STRATEGIES["semantic"]
+    semantic._CACHE.clear()
+    context = ChunkingContext(embeddings_dir=tmp_path)
+    strategy.prepare([(doc, {})], {}, context=context)
+    first = [p.view_spans for p in strategy.pieces(doc, {}, {}, context=context)]
+    shards = list(tmp_path.rglob("shard-*.parquet"))
+    assert shards  # sentence vectors were written to the cache folder
+    semantic._CACHE.clear()  # a new process: the memo is empty, the cache folder is not
+
+    def no_model(texts):
+        raise AssertionError("a cached sentence was embedded again")
+    monkeypatch.setattr(semantic._embedder(context), "encode", no_model)
+    again = [p.view_spans for p in strategy.pieces(doc, {}, {}, context=context)]
+    assert again == first
+    semantic._CACHE.clear()
+
+
+def test_semantic_prepare_changes_no_chunk(monkeypatch):
+    """Preparing many documents at once (one embedding call) gives the chunks that chunking
+    them one by one gives."""
+    import pyarrow.parquet as pq
+
+    import finchunk_pipeline.chunking.semantic as semantic
+    from finchunk_pipeline import chunk_document
+    from finchunk_pipeline.chunking.document import chunk_documents
+    from finchunk_pipeline import ChunkerConfig
+    from finchunk_pipeline import select_parser
+    from finchunk_pipeline import DEFAULT_CORPUS
+
+    from tests.pins import fake_embed
+
+    calls = []
+
+    def counting(texts, model_path=None):
+        calls.append(len(texts))
+        return fake_embed(texts)
+    monkeypatch.setattr(semantic, "embed", counting)
+    recs = pq.read_table(DEFAULT_CORPUS / "documents.parquet").to_pylist()[:10]
+    docs = [(select_parser(r["doc_type"], r["format"]).fn(r["doc_id"], r["text"], r), {"title": r["title"]})
+            for r in recs]
+    config = ChunkerConfig(name="semantic", strategy="semantic")
+    together = chunk_documents(config, docs)
+    assert calls[0] == sum(calls[1:])  # prepare: every document's sentences in one call
+    one_by_one = [c for d, m in docs for c in chunk_document(config, d, m)]
+    assert [(c.chunk_id, c.view_spans) for c in together] == [(c.chunk_id, c.view_spans) for c in one_by_one]
+
+
+def test_check_backend_reads_no_environment(monkeypatch):
+    monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "onnx")
+    assert onnx_backend.check_backend(None) == "torch" and onnx_backend.check_backend(" ONNX-int8 ") == "onnx-int8"
+    with pytest.raises(ValueError, match="unknown embedding backend"):
+        onnx_backend.check_backend("tensorrt")
