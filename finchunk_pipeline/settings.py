@@ -137,7 +137,7 @@ class Settings:
         ``--chunkers``; None keeps the setting), resolved."""
         return self.override(corpus_dir=corpus, data_root=data, chunkers_file=chunkers)
 
-    # storage layout shared by every corpus (see design.md); a corpus's own artefacts
+    # storage layout shared by every corpus (see docs/storage.md); a corpus's own artefacts
     # (chunk sets, indexes, enrichments, evaluations) are laid out by workspace.Workspace
     @property
     def raw_dir(self) -> Path:

@@ -33,25 +33,18 @@ def _fetch(args: argparse.Namespace) -> int:
 
     from finchunk_pipeline.fetch.download import fetch_urls
     from finchunk_pipeline.fetch.http import BodyTooLarge, DeadlineExceeded, HttpClient
-    from finchunk_pipeline.fetch.limits import (DEFAULT_DEADLINE, DEFAULT_MAX_BYTES, parse_seconds,
-                                                parse_size)
+    from finchunk_pipeline.fetch.limits import (DEFAULT_DEADLINE, DEFAULT_MAX_BYTES, first_given,
+                                                parse_seconds, parse_size)
     from finchunk_pipeline.settings import Settings
 
     if args.max_rps <= 0:
         raise ValueError("--max-rps must be > 0")
     settings = Settings()
-    if args.max_bytes is not None:
-        max_bytes = parse_size(args.max_bytes, "--max-bytes")
-    elif settings.fetch_max_bytes:
-        max_bytes = parse_size(settings.fetch_max_bytes, "FINCHUNK_FETCH_MAX_BYTES")
-    else:
-        max_bytes = DEFAULT_MAX_BYTES
-    if args.deadline is not None:
-        deadline = parse_seconds(args.deadline, "--deadline")
-    elif settings.fetch_deadline:
-        deadline = parse_seconds(settings.fetch_deadline, "FINCHUNK_FETCH_DEADLINE")
-    else:
-        deadline = DEFAULT_DEADLINE
+    # the flag, else the setting, else the default
+    max_bytes = first_given(parse_size, DEFAULT_MAX_BYTES, (args.max_bytes, "--max-bytes"),
+                            (settings.fetch_max_bytes or None, "FINCHUNK_FETCH_MAX_BYTES"))
+    deadline = first_given(parse_seconds, DEFAULT_DEADLINE, (args.deadline, "--deadline"),
+                           (settings.fetch_deadline or None, "FINCHUNK_FETCH_DEADLINE"))
     out = Path(args.out)
     client = HttpClient(args.user_agent or settings.user_agent or None,
                         cache_dir=args.cache_dir or out / ".http-cache", max_rps=args.max_rps,

@@ -79,7 +79,10 @@ def _attach(sock) -> None:
         watch.attach(sock)
 
 
-class _WatchedHTTPConnection(HTTPConnection):
+class _ReportsItsSocket:
+    """Mixed into urllib3's connections: tells the current watch the socket it sends on, when
+    it connects and on every request (a kept-alive connection is reused without connecting)."""
+
     def connect(self):
         super().connect()
         _attach(self.sock)
@@ -89,14 +92,12 @@ class _WatchedHTTPConnection(HTTPConnection):
         return super().request(*args, **kwargs)
 
 
-class _WatchedHTTPSConnection(HTTPSConnection):
-    def connect(self):
-        super().connect()
-        _attach(self.sock)
+class _WatchedHTTPConnection(_ReportsItsSocket, HTTPConnection):
+    pass
 
-    def request(self, *args, **kwargs):
-        _attach(self.sock)
-        return super().request(*args, **kwargs)
+
+class _WatchedHTTPSConnection(_ReportsItsSocket, HTTPSConnection):
+    pass
 
 
 class _WatchedHTTPPool(HTTPConnectionPool):

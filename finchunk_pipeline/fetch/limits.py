@@ -49,5 +49,16 @@ def parse_seconds(text: str | float, what: str = "deadline") -> float:
     return value
 
 
+def first_given(parse, default, *sources: tuple[object, str]):
+    """The first of ``sources`` (value, its name) that is given, read by ``parse`` (which names
+    it in any error), else ``default``. A flag is given when it is not None; a setting when it
+    is not empty: ``first_given(parse_size, DEFAULT_MAX_BYTES, (args.max_bytes, "--max-bytes"),
+    (settings.fetch_max_bytes or None, "FINCHUNK_FETCH_MAX_BYTES"))``."""
+    for value, what in sources:
+        if value is not None:
+            return parse(value, what)
+    return default
+
+
 def format_seconds(s: float) -> str:
     return f"{s:g} s"
