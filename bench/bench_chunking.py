@@ -185,12 +185,12 @@ def throughput(corpus: Path, repeat: int, strategies: list[str], min_s: float,
         counted.append(("chunk: structure + token counting", configs["structure"], token_counter()))
     for label, config, counter in [(f"chunk: {n}", c, None) for n, c in configs.items()] + counted:
         try:
-            chunk_document(config, *parsed[0], counter=counter)   # warm-up: lazy imports, tokenizer
+            chunk_document(config.chunker, *parsed[0], counter=counter)   # warm-up: lazy imports, tokenizer
         except Exception as exc:
             notes.append(f"{label}: {type(exc).__name__}: {exc}")
             continue
         tasks.append((label, len(parsed), lambda config=config, counter=counter: sum(
-            len(chunk_document(config, d, m, counter=counter)) for d, m in parsed), total_mb, view_mb, True))
+            len(chunk_document(config.chunker, d, m, counter=counter)) for d, m in parsed), total_mb, view_mb, True))
 
     timed = interleaved_best([t[2] for t in tasks], repeat, min_s)
     rows: list[tuple] = []   # (label, docs, s, mb, view_mb, chunks, is_ratio_row)
@@ -268,7 +268,7 @@ def child_scale(corpus_dir: str, batch_size: int = 64) -> dict:
                 meta = meta_of(rec)
                 for name, config in configs.items():
                     t = time.perf_counter()
-                    n = len(chunk_document(config, doc, meta, counter=counter))
+                    n = len(chunk_document(config.chunker, doc, meta, counter=counter))
                     stage[name] += time.perf_counter() - t
                     chunk_counts[name] += n
                     chunks += n

@@ -60,7 +60,7 @@ def chunk_ranks(parsed, config, depth: int = 200) -> np.ndarray:
     from finchunk_pipeline.index.documents import document_texts
 
     corpus, docs = parsed
-    chunks = chunks_to_table([c for d, m in docs for c in chunk_document(config, d, m)]).to_pandas()
+    chunks = chunks_to_table([c for d, m in docs for c in chunk_document(config.chunker, d, m)]).to_pandas()
     retriever = BM25Retriever.build(chunks["embedding_text"].tolist(), "finance", chunks["doc_id"].tolist(),
                                     document_texts(chunks), section_paths=chunks["section_path"].tolist())
     qs = corpus.questions[corpus.questions["gold_passages"].map(len) > 0]

@@ -49,7 +49,7 @@ def restricted(corpus: str, data: str, chunkers: str | None, report: dict, docs:
     """``report`` whose recalls are recomputed from the run's stored per-question recalls on
     question set ``gold`` ("human": the corpus's own; "generated"), on the questions about
     ``docs`` only when given (both question sets on the same documents)."""
-    from finchunk_pipeline.chunking.config import load_chunker_configs
+    from finchunk_pipeline.chunk_sets import load_chunker_configs
     from finchunk_pipeline.corpus import load_corpus
     from finchunk_pipeline.evaluation.corpus_report import stored_evaluations
     from finchunk_pipeline.evaluation.out_of_fold import per_question

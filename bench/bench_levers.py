@@ -98,7 +98,7 @@ def run_set(name: str, devdata: Path) -> list[tuple]:
     by_id = {d.doc_id: d for d, _ in docs}
     rows = []
     for policy, (config, expand) in POLICIES.items():
-        chunks = chunks_to_table([c for d, m in docs for c in chunk_document(config, d, m)]).to_pandas()
+        chunks = chunks_to_table([c for d, m in docs for c in chunk_document(config.chunker, d, m)]).to_pandas()
         doc_texts = document_texts(chunks)
         memo: dict[int, tuple] = {}
 

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from finchunk_pipeline.chunking.config import load_chunker_configs  # noqa: E402
+from finchunk_pipeline.chunk_sets import load_chunker_configs  # noqa: E402
 from finchunk_pipeline.corpus import load_corpus  # noqa: E402
 from finchunk_pipeline.evaluation.chunk_set import HUMAN  # noqa: E402
 from finchunk_pipeline.evaluation.corpus_report import stored_evaluations  # noqa: E402

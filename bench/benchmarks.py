@@ -140,7 +140,7 @@ def fill(args: tuple[str, ...], where: dict[str, str]) -> list[str]:
 def grid_sets(chunkers: str) -> str:
     """Every evidence-aware and plain chunk set of a chunker file (no enrichment): the sets the
     report's best-vs-best comparison reads."""
-    from finchunk_pipeline.chunking.config import load_chunker_configs
+    from finchunk_pipeline.chunk_sets import load_chunker_configs
     from finchunk_pipeline.chunking.registry import STRATEGIES
 
     return ",".join(c.name for c in load_chunker_configs(ROOT / chunkers)

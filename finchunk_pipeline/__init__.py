@@ -40,9 +40,10 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "register_parser": ("parse.registry", "register"),
     "UnsupportedDocument": ("parse.registry", "UnsupportedDocument"),
     # chunking
-    "ChunkerConfig": ("chunking.config", "ChunkerConfig"),
-    "load_chunker_configs": ("chunking.config", "load_chunker_configs"),
-    "parse_chunker_configs": ("chunking.config", "parse_chunker_configs"),
+    "ChunkerConfig": ("chunk_sets", "ChunkerConfig"),
+    "Chunker": ("chunking.chunker", "Chunker"),
+    "load_chunker_configs": ("chunk_sets", "load_chunker_configs"),
+    "parse_chunker_configs": ("chunk_sets", "parse_chunker_configs"),
     "chunk_document": ("chunking.document", "chunk_document"),
     "build_chunk_set": ("chunking.chunk_set", "build_chunk_set"),
     "Strategy": ("chunking.strategy", "Strategy"),

@@ -131,7 +131,7 @@ def chunk_digest(docs, strategies: Iterable[str] | None = None, real_semantic: b
                 context = ChunkingContext(embeddings_dir=cache)
                 STRATEGIES[name].prepare([(doc, meta) for _, doc, meta in docs], config.params, context=context)
                 for _, doc, meta in docs:
-                    for c in chunk_document(config, doc, meta, counter=counter, context=context):
+                    for c in chunk_document(config.chunker, doc, meta, counter=counter, context=context):
                         if cuts is not None:
                             cuts.setdefault(doc.doc_id, []).append(int(c.view_spans[-1][1]))
                         rows.append([c.chunk_id, c.kind, [list(s) for s in c.spans], [list(s) for s in c.view_spans],

@@ -27,7 +27,7 @@ def _chunk_sets(context: AssetExecutionContext, pipeline: PipelineResource, conf
 
     progress = Progress(f"chunk set {config.name}", "documents chunked", context.log.info)
     # the run's model (model_path / FINCHUNK_MODEL, Settings) reaches every strategy through here
-    result = build_chunk_set(config, parsed, ws.blocks, ws.chunks, ws.settings.model(), progress,
+    result = build_chunk_set(config.chunker, parsed, ws.blocks, ws.chunks, ws.settings.model(), progress,
                              embeddings_dir=ws.settings.embeddings_dir,
                              embed_backend=check_backend(ws.settings.embed_backend))
     pipeline.push(ws.chunks.dir(version))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dagster import ConfigurableResource
 
-from ..chunking.config import ChunkerConfig, load_chunker_configs
+from ..chunk_sets import ChunkerConfig, load_chunker_configs
 from ..corpus.loader import Corpus, load_corpus
 from ..settings import Settings
 from ..storage.workspace import Workspace

@@ -1,5 +1,6 @@
-"""Chunking: parsed blocks -> chunk sets, one per chunker configuration (the Chunk type:
-finchunk_pipeline.types.chunks)."""
-from .config import ChunkerConfig, load_chunker_configs
+"""Chunking: parsed blocks -> chunks, for one Chunker (chunker.py: a strategy and its
+options). The chunk sets users declare live above the stages (finchunk_pipeline.chunk_sets);
+the Chunk type in finchunk_pipeline.types.chunks."""
+from .chunker import Chunker
 
-__all__ = ["ChunkerConfig", "load_chunker_configs"]
+__all__ = ["Chunker"]

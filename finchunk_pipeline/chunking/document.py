@@ -6,7 +6,7 @@ from typing import Any, Iterable
 from ..parse.gcpause import gc_paused
 from ..types.blocks import ParsedDocument
 from .bound import SPLIT_NOTE, enforce_char_bound
-from .config import ChunkerConfig
+from .chunker import Chunker, require_chunker
 from .context import build_chunks
 from ..types.chunks import Chunk
 from .notes import note
@@ -17,7 +17,7 @@ from .token_bound import SPLIT_NOTE as TOKEN_SPLIT_NOTE
 from .token_bound import fit_to_tokens
 
 
-def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter=None,
+def chunk_document(chunker: Chunker, doc: ParsedDocument, meta: dict[str, Any], counter=None,
                    context: ChunkingContext | None = None) -> list[Chunk]:
     """The strategy's pieces, held to the strategy's declared character bound (bound.py:
     a piece with no structural split point is cut by characters as a last resort, and
@@ -33,37 +33,39 @@ def chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, A
     from ..lang.codes import normalise
     from ..lang.current import document_language
 
+    require_chunker(chunker, "chunk_document")
     language = normalise(meta.get("language"), f"document {doc.doc_id}")
     with document_language(language), gc_paused(age_on_resume=True):
-        return _chunk_document(config, doc, meta, counter, context)
+        return _chunk_document(chunker, doc, meta, counter, context)
 
 
-def _chunk_document(config: ChunkerConfig, doc: ParsedDocument, meta: dict[str, Any], counter,
+def _chunk_document(chunker: Chunker, doc: ParsedDocument, meta: dict[str, Any], counter,
                     context: ChunkingContext | None) -> list[Chunk]:
-    strategy = STRATEGIES[config.strategy]
-    pieces = call_pieces(strategy, doc, config.params, meta, context)
-    pieces, split = enforce_char_bound(doc, pieces, strategy.char_bound(config.params, doc, meta),
-                                       strategy.table_char_bound(config.params, doc, meta))
+    strategy = STRATEGIES[chunker.strategy]
+    pieces = call_pieces(strategy, doc, chunker.params, meta, context)
+    pieces, split = enforce_char_bound(doc, pieces, strategy.char_bound(chunker.params, doc, meta),
+                                       strategy.table_char_bound(chunker.params, doc, meta))
     note(SPLIT_NOTE, split, doc.doc_id)
 
     def build(ps):
-        return build_chunks(doc, meta, ps, chunk_set=config.name, header=config.header,
-                            context_fields=config.context_fields, counter=counter)
+        return build_chunks(doc, meta, ps, chunk_set=chunker.name, header=chunker.header,
+                            context_fields=chunker.context_fields, counter=counter)
 
-    if config.token_safe and counter is not None:
+    if chunker.token_safe and counter is not None:
         chunks, split_tokens = fit_to_tokens(doc, pieces, build, counter)
         note(TOKEN_SPLIT_NOTE, split_tokens, doc.doc_id)
         return chunks
     return build(pieces)
 
 
-def chunk_documents(config: ChunkerConfig, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]],
+def chunk_documents(chunker: Chunker, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]],
                     counter=None, context: ChunkingContext | None = None) -> list[Chunk]:
     """Chunks of many documents (the strategy prepares them together first, e.g. semantic
     embeds all their sentences in one batched call)."""
+    require_chunker(chunker, "chunk_documents")
     docs = list(docs)
-    call_prepare(STRATEGIES[config.strategy], docs, config.params, context)
+    call_prepare(STRATEGIES[chunker.strategy], docs, chunker.params, context)
     out: list[Chunk] = []
     for doc, meta in docs:
-        out.extend(chunk_document(config, doc, meta, counter, context))
+        out.extend(chunk_document(chunker, doc, meta, counter, context))
     return out

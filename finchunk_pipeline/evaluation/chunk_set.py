@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..storage.artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, reuse_or_build
-from ..chunking.config import ChunkerConfig
+from ..chunk_sets import ChunkerConfig
 from ..chunking.registry import STRATEGIES
 from ..corpus.loader import Corpus
 from ..routing import VERSION as ROUTING_VERSION

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..chunking.config import ChunkerConfig
+from ..chunk_sets import ChunkerConfig
 from ..index.registry import LoadRequest, index_exists, load_retriever, needs, retrievers
 from ..routing import Catalog
 from ..routing.search import Router, routing_summary

@@ -117,7 +117,7 @@ def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
     built = sorted((p for p in ws.chunks.root.glob("*") if (p / "manifest.json").exists()),
                    key=lambda p: (p / "manifest.json").stat().st_mtime) if ws.chunks.root.exists() else []
     try:
-        from ..chunking.config import load_chunker_configs
+        from ..chunk_sets import load_chunker_configs
 
         configs = {c.name: c for c in load_chunker_configs(ws.settings.chunkers_file)}
     except ValueError:
@@ -135,11 +135,11 @@ def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
 
 def _chunks_version(ws: Workspace, version: str) -> str:
     """Where a chunk-set version's chunks are stored: under the version itself, or, for an
-    enriched version, under its chunking-only version (chunking/config.py)."""
+    enriched version, under its chunking-only version (chunk_sets.py)."""
     if ws.chunks.manifest(version) is not None:
         return version
     try:
-        from ..chunking.config import load_chunker_configs
+        from ..chunk_sets import load_chunker_configs
 
         for c in load_chunker_configs(ws.settings.chunkers_file):
             if c.version_name == version:

@@ -2,8 +2,8 @@
 
 ``FLOORS`` lists the package's rooms (its top-level modules and sub-packages) bottom first:
 the foundation (settings, languages, memory helpers, the data types), the storage layer, the
-model stack, the stages in the order they build on each other, then the Dagster shell and the
-command line. A module may import its own room and the rooms below it, nothing above, counting
+model stack, the stages in the order they build on each other (chunking below enrichment: a
+chunker knows nothing of enrichers), then the Dagster shell and the command line. A module may import its own room and the rooms below it, nothing above, counting
 imports inside functions (they hide an arrow rather than remove it). A new room must be given
 its floor here."""
 from __future__ import annotations
@@ -23,8 +23,10 @@ FLOORS = (
     "storage",
     # the model stack: token counting, the embedder (its cache is stored)
     "models",
-    # the stages, each over the ones below it
-    "xbrl", "routing", "parse", "corpus", "fetch", "enrichment", "chunking", "index", "evaluation",
+    # the stages, each over the ones below it; the declared chunk sets compose a chunker with
+    # an enricher and what indexing and evaluation read, so they sit above both
+    "xbrl", "routing", "parse", "corpus", "fetch", "chunking", "enrichment", "chunk_sets", "index",
+    "evaluation",
     # the Dagster shell and the command line
     "assets", "definitions", "cli",
 )

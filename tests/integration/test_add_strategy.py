@@ -70,7 +70,7 @@ def stores(tmp_path):
 def test_registered_strategy_builds_from_code(toy, stores):
     blocks, chunks, parsed = stores
     config = ChunkerConfig("toy", toy.name, {"max_chars": 200})
-    result = build_chunk_set(config, parsed, blocks, chunks, None)
+    result = build_chunk_set(config.chunker, parsed, blocks, chunks, None)
     assert result.built and result.manifest["documents"] == 1
     texts = list(chunks.read(result.version_name, columns=["source_text"])["source_text"])
     assert texts == ["Revenue grew to 120 million.", "Margins held.", "We expect growth."]
@@ -88,7 +88,7 @@ def test_registered_strategy_loads_from_a_chunkers_file(toy, stores, tmp_path):
                     "    header: true\n", encoding="utf-8")
     config, = load_chunker_configs(path)
     assert (config.strategy, config.params, config.header) == ("toy_one_block", {"skip_headings": False}, True)
-    result = build_chunk_set(config, parsed, blocks, chunks, None)
+    result = build_chunk_set(config.chunker, parsed, blocks, chunks, None)
     assert result.manifest["chunks"] == 5  # headings kept this time
 
     path.write_text("chunk_sets:\n  - {name: toy, strategy: toy_one_block, params: {max_chars: 0}}\n")
@@ -113,7 +113,7 @@ def test_a_strategy_without_the_context_parameter_still_plugs_in(stores):
     blocks, chunks, parsed = stores
     register(Whole())
     try:
-        result = build_chunk_set(ChunkerConfig("whole", "toy_whole"), parsed, blocks, chunks, None)
+        result = build_chunk_set(ChunkerConfig("whole", "toy_whole").chunker, parsed, blocks, chunks, None)
     finally:
         unregister("toy_whole")
     assert result.manifest["chunks"] == 1

@@ -36,7 +36,7 @@ def _doc(name: str, text: str, doc_type: str = "annual_report"):
 @pytest.mark.parametrize("max_chars", [200, 800])
 def test_text_chunks_stay_within_max_chars(strategy, text, max_chars):
     doc, meta = _doc("d", text)
-    chunks = chunk_document(ChunkerConfig("c", strategy, {"max_chars": max_chars}), doc, meta)
+    chunks = chunk_document(ChunkerConfig("c", strategy, {"max_chars": max_chars}).chunker, doc, meta)
     sizes = [span_chars(c.view_spans) for c in chunks]
     heading = len("Results\n\n")  # the headings above travel with the first piece
     assert max(sizes) <= max_chars + heading, (strategy, max(sizes))
@@ -55,7 +55,7 @@ def test_the_manifest_reports_the_configured_bound_and_the_tables_over_it(tmp_pa
         blocks.write("markdown-test", doc)
         rows.append({**meta, "sha": doc.doc_sha, "parser_key": "markdown-test"})
     config = ChunkerConfig("c", strategy, {"max_chars": 200})
-    result = build_chunk_set(config, pd.DataFrame(rows), blocks, ChunkStore(tmp_path / "chunks"), None)
+    result = build_chunk_set(config.chunker, pd.DataFrame(rows), blocks, ChunkStore(tmp_path / "chunks"), None)
     m = result.manifest
     table = [c for c in ChunkStore(tmp_path / "chunks").read(result.version_name).itertuples() if c.kind in TABLE_KINDS]
     table_chars = max(sum(int(s["end"]) - int(s["start"]) for s in c.view_spans) for c in table)
@@ -77,7 +77,7 @@ def test_without_the_table_allowance_a_table_is_held_to_the_bound_too():
     """row groups (table_max_chars > 0): no whole table over the bound."""
     doc, meta = _doc("t", TABLE + "\n" + RUN_ON)
     config = ChunkerConfig("c", "structure", {"max_chars": 300, "table_max_chars": 300, "link_notes_chars": 0})
-    chunks = chunk_document(config, doc, meta)
+    chunks = chunk_document(config.chunker, doc, meta)
     from finchunk_pipeline import STRATEGIES
 
     bound = STRATEGIES["structure"].char_bound(config.params, doc, meta)

@@ -46,7 +46,7 @@ def test_every_bounded_strategy_respects_its_bound(name, text, monkeypatch):
     config = ChunkerConfig(name, name)
     bound = STRATEGIES[name].char_bound({}, doc, meta)
     table_bound = STRATEGIES[name].table_char_bound({}, doc, meta)  # tables only (bound.TABLE_KINDS)
-    chunks = chunk_document(config, doc, meta)
+    chunks = chunk_document(config.chunker, doc, meta)
     assert chunks
     for c in chunks:
         assert span_chars(c.view_spans) <= piece_bound(c.kind, bound, table_bound), (c.kind, span_chars(c.view_spans))
@@ -87,7 +87,7 @@ def test_chunk_set_reports_the_split_and_no_chunk_over_the_bound(tmp_path):
     parsed = pd.DataFrame([{"doc_id": "one-line", "sha": doc.doc_sha, "parser_key": "markdown-test",
                             "title": "One line", "doc_type": "annual_report"}])
     config = ChunkerConfig("paragraph", "paragraph", {"max_chars": 1000})
-    manifest = build_chunk_set(config, parsed, blocks, ChunkStore(tmp_path / "chunks"), None).manifest
+    manifest = build_chunk_set(config.chunker, parsed, blocks, ChunkStore(tmp_path / "chunks"), None).manifest
     assert manifest["char_bound"] == 1000 and manifest["over_bound"] == 0
     assert manifest["max_span_chars"] <= 1000
     assert manifest["split_to_bound"] == 1
@@ -114,7 +114,7 @@ def test_the_bound_never_cuts_a_row_from_its_repeated_table_header():
     text = f"# Results\n\n{caption}\n\n{header}\n|---|---:|---:|\n{rows}\n"
     doc = markdown.parse("d", text, {})
     config = ChunkerConfig("ev", "structure", {"max_chars": 300, "table_max_chars": 150, "link_notes_chars": 0})
-    chunks = chunk_document(config, doc, {"title": "d"})
+    chunks = chunk_document(config.chunker, doc, {"title": "d"})
     row_chunks = [c for c in chunks if "Revenue line number" in c.source_text]
     assert len(row_chunks) >= 6
     for c in row_chunks:
@@ -135,8 +135,8 @@ def test_token_safe_chunk_sets_have_no_chunk_over_the_model_limit():
     doc = text_parser.parse("d", "RESULTS\n\n" + figures + "\n", {})
     counter = token_counter(None)
     base = {"max_chars": 800, "table_max_chars": 0, "link_notes_chars": 0}
-    loose = chunk_document(ChunkerConfig("x", "structure", base, header=True), doc, {"title": "d"}, counter)
-    safe = chunk_document(ChunkerConfig("x", "structure", base, header=True, token_safe=True), doc,
+    loose = chunk_document(ChunkerConfig("x", "structure", base, header=True).chunker, doc, {"title": "d"}, counter)
+    safe = chunk_document(ChunkerConfig("x", "structure", base, header=True, token_safe=True).chunker, doc,
                           {"title": "d"}, counter)
     assert any(c.over_limit for c in loose)
     assert safe and not any(c.over_limit for c in safe)

@@ -33,7 +33,7 @@ HEADER = ChunkerConfig("structure-h", "structure", {"max_chars": 800}, header=Tr
 
 def _build(stores, parsed, config=HEADER):
     blocks, chunks, _ = stores
-    return build_chunk_set(config, parsed, blocks, chunks, None)
+    return build_chunk_set(config.chunker, parsed, blocks, chunks, None)
 
 
 @pytest.mark.parametrize("field,value", [

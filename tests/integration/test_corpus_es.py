@@ -74,7 +74,7 @@ def _recall_at_3(corpus, language_override=None):
     chunks = []
     for rec in corpus.documents.to_dict("records"):
         doc = select_parser(rec["doc_type"], rec["format"]).fn(rec["doc_id"], rec["text"], rec)
-        chunks.extend(chunk_document(config, doc, {k: rec.get(k) for k in META_FIELDS}))
+        chunks.extend(chunk_document(config.chunker, doc, {k: rec.get(k) for k in META_FIELDS}))
     frame = chunks_to_table(chunks).to_pandas()
     langs = document_languages(corpus.documents["doc_id"], corpus.documents["language"], language_override)
     retriever = BM25Retriever.build(frame["embedding_text"].tolist(), "finance", frame["doc_id"].tolist(),

@@ -111,9 +111,9 @@ def test_semantic_prepare_changes_no_chunk(monkeypatch):
     docs = [(select_parser(r["doc_type"], r["format"]).fn(r["doc_id"], r["text"], r), {"title": r["title"]})
             for r in recs]
     config = ChunkerConfig(name="semantic", strategy="semantic")
-    together = chunk_documents(config, docs)
+    together = chunk_documents(config.chunker, docs)
     assert calls[0] == sum(calls[1:])  # prepare: every document's sentences in one call
-    one_by_one = [c for d, m in docs for c in chunk_document(config, d, m)]
+    one_by_one = [c for d, m in docs for c in chunk_document(config.chunker, d, m)]
     assert [(c.chunk_id, c.view_spans) for c in together] == [(c.chunk_id, c.view_spans) for c in one_by_one]
 
 

@@ -34,7 +34,7 @@ def test_changed_document_re_enriches_only_its_chunks(tmp_path):
     blocks, chunks, store = BlockStore(tmp_path / "blocks"), ChunkStore(tmp_path / "chunks"), EnrichmentStore(tmp_path / "e")
     texts = {"a": DOC.format(name="Alpha", rev=10), "b": DOC.format(name="Beta", rev=20)}
     parsed = parse_all(blocks, texts)
-    build_chunk_set(config, parsed, blocks, chunks)
+    build_chunk_set(config.chunker, parsed, blocks, chunks)
     first = build_enrichment(config, parsed, blocks, chunks, store, tmp_path / "cache")
     n = first.manifest["chunks"]
     assert first.built and first.manifest["enriched_now"] == n and first.manifest["cache_hits"] == 0
@@ -42,7 +42,7 @@ def test_changed_document_re_enriches_only_its_chunks(tmp_path):
 
     texts["b"] = DOC.format(name="Beta", rev=25)
     parsed = parse_all(blocks, texts)
-    build_chunk_set(config, parsed, blocks, chunks)
+    build_chunk_set(config.chunker, parsed, blocks, chunks)
     second = build_enrichment(config, parsed, blocks, chunks, store, tmp_path / "cache")
     b_chunks = int((chunks.read(config.chunks_version_name)["doc_id"] == "b").sum())
     # the chunk hash covers the document's content (the structural enricher reads the whole
@@ -60,7 +60,7 @@ def test_missing_chunks_and_unknown_documents_are_named(tmp_path):
     parsed = parse_all(blocks, {"a": DOC.format(name="Alpha", rev=10)})
     with pytest.raises(EnrichmentError, match="materialize chunk_sets first"):
         build_enrichment(config, parsed, blocks, chunks, store, tmp_path / "cache")
-    build_chunk_set(config, parsed, blocks, chunks)
+    build_chunk_set(config.chunker, parsed, blocks, chunks)
     with pytest.raises(EnrichmentError, match=r"documents \['a'\] are not in the parsed manifest"):
         build_enrichment(config, parsed.iloc[0:0], blocks, chunks, store, tmp_path / "cache")
 

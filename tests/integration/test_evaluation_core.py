@@ -67,8 +67,8 @@ def test_a_title_change_reaches_the_evaluation_key_through_the_chunks_key(tmp_pa
     parsed = __import__("pandas").DataFrame({"doc_id": ["a"], "sha": ["s"], "parser_key": ["markdown-1"],
                                              "title": ["Annual report 2023"]})
     renamed = parsed.assign(title=["Annual report 2024"])
-    before = inputs_hash(job.config, parsed, None)
-    after = inputs_hash(job.config, renamed, None)
+    before = inputs_hash(job.config.chunker, parsed, None)
+    after = inputs_hash(job.config.chunker, renamed, None)
     assert before != after
     assert evaluation_key(job, {"inputs": before}, None) != evaluation_key(job, {"inputs": after}, None)
 

@@ -90,7 +90,7 @@ def test_every_strategy_is_exact_and_loses_nothing_on_pdf_blocks(strategy, filin
     if not STRATEGIES[strategy].available():
         pytest.skip(f"{strategy} needs {STRATEGIES[strategy].requires!r}")
     config = ChunkerConfig(name=f"t-{strategy}", strategy=strategy, header=True)
-    chunks = chunk_document(config, filing, {"title": "Example Holdings plc — Annual report 2024"})
+    chunks = chunk_document(config.chunker, filing, {"title": "Example Holdings plc — Annual report 2024"})
     assert chunks
     view = filing.view_text
     covered = np.zeros(len(view) + 1, dtype=bool)

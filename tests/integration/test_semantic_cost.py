@@ -48,7 +48,7 @@ def _build(tmp_path, params):
                             "title": "Report", "doc_type": "annual_report"}])
     store = ChunkStore(tmp_path / "chunks")
     config = ChunkerConfig("semantic", "semantic", params)
-    result = build_chunk_set(config, parsed, blocks, store, None)
+    result = build_chunk_set(config.chunker, parsed, blocks, store, None)
     return doc, result.manifest, store.read(config.version_name)
 
 

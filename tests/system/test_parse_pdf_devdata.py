@@ -35,6 +35,6 @@ def test_real_filings_resolve_their_quotes_and_chunk_exactly():
             continue
         config = ChunkerConfig(name=f"t-{strategy}", strategy=strategy, header=True)
         for doc in parsed.values():
-            for c in chunk_document(config, doc, {"title": doc.doc_id}):
+            for c in chunk_document(config.chunker, doc, {"title": doc.doc_id}):
                 assert c.source_text == SPAN_JOINER.join(doc.view_text[s:e] for s, e in c.view_spans)
                 assert c.spans == [tuple(v) for v in c.view_spans]

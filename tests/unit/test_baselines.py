@@ -41,7 +41,7 @@ def test_baseline_spans_are_exact_on_every_document_class(strategy):
     config = ChunkerConfig(name="b", strategy=strategy, params={"size": 300})
     for rec in docs.to_dict("records"):
         doc = select_parser(rec["doc_type"], rec["format"]).fn(rec["doc_id"], rec["text"], rec)
-        chunks = chunk_document(config, doc, rec)
+        chunks = chunk_document(config.chunker, doc, rec)
         assert len(chunks) > 1
         for c in chunks:
             assert c.source_text == SPAN_JOINER.join(doc.view_text[s:e] for s, e in c.view_spans)
@@ -58,7 +58,7 @@ def test_peer_spans_are_exact_on_every_document_class(strategy):
     assert STRATEGIES[strategy].family == "plain"
     config = ChunkerConfig(name="p", strategy=strategy, params=PEERS[strategy])
     for doc, rec in _docs():
-        chunks = chunk_document(config, doc, rec)
+        chunks = chunk_document(config.chunker, doc, rec)
         assert len(chunks) > 1, doc.doc_id
         covered = [False] * len(doc.view_text)
         for c in chunks:
@@ -103,7 +103,7 @@ def test_a_chunk_the_view_does_not_hold_names_the_document(strategy, monkeypatch
     monkeypatch.setattr(type(STRATEGIES[strategy]), "chunk_texts", altered)
     config = ChunkerConfig(name="p", strategy=strategy, params=PEERS[strategy])
     with pytest.raises(ValueError, match=rf"{doc.doc_id}: LlamaIndex {strategy} returned a chunk that is not in"):
-        chunk_document(config, doc, rec)
+        chunk_document(config.chunker, doc, rec)
 
 
 @pytest.mark.parametrize("strategy", ["semchunk", "text_splitter"])
@@ -123,7 +123,7 @@ def test_an_offset_that_does_not_match_names_the_document(strategy, monkeypatch)
         monkeypatch.setattr(text_splitter, "_splitter", lambda kind, size, overlap: Shifted())
     config = ChunkerConfig(name="p", strategy=strategy, params=PEERS[strategy])
     with pytest.raises(ValueError, match=rf"{doc.doc_id}: .* start index does not match"):
-        chunk_document(config, doc, rec)
+        chunk_document(config.chunker, doc, rec)
 
 
 @pytest.mark.parametrize("strategy", sorted(PEERS) + BASELINES)
@@ -150,7 +150,7 @@ def test_a_peer_whose_package_is_missing_is_unavailable(monkeypatch):
     assert STRATEGIES["llamaindex_sentence"].available() is False
     doc, rec = next(_docs())
     with pytest.raises(ImportError, match="no_such_package_here.core.*baselines"):
-        chunk_document(ChunkerConfig(name="p", strategy="llamaindex_sentence"), doc, rec)
+        chunk_document(ChunkerConfig(name="p", strategy="llamaindex_sentence").chunker, doc, rec)
 
 
 def test_unstructured_chunks_span_whole_blocks_or_located_pieces():
@@ -161,7 +161,7 @@ def test_unstructured_chunks_span_whole_blocks_or_located_pieces():
     config = ChunkerConfig(name="u", strategy="unstructured_title", params={"size": 300})
     for doc, rec in _docs():
         tops = {b.block_id for b in doc.blocks if b.parent_id is None}
-        for c in chunk_document(config, doc, rec):
+        for c in chunk_document(config.chunker, doc, rec):
             assert c.block_ids and set(c.block_ids) <= tops
             assert c.source_text == SPAN_JOINER.join(doc.view_text[s:e] for s, e in c.view_spans)
 

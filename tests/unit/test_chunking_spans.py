@@ -34,7 +34,7 @@ def _skip_unavailable(strategy):
 def _check(config, rec):
     spec = select_parser(rec["doc_type"], rec["format"])
     doc = spec.fn(rec["doc_id"], rec["text"], rec)
-    chunks = chunk_document(config, doc, rec)
+    chunks = chunk_document(config.chunker, doc, rec)
     assert chunks, f"{config.name} made no chunks for {rec['doc_id']}"
     raw = rec["text"]
     for c in chunks:
@@ -55,7 +55,7 @@ def test_structure_keeps_table_with_header_and_footnotes():
             "Other paragraph.\n\n## Notes\n\n¹ Revenue excludes disposals.\n")
     doc = parse("x", text, {})
     config = ChunkerConfig(name="s", strategy="structure", header=True)
-    chunks = chunk_document(config, doc, {"title": "X plc — Annual report 2024"})
+    chunks = chunk_document(config.chunker, doc, {"title": "X plc — Annual report 2024"})
     table = next(c for c in chunks if c.kind == "table")
     assert "| € m | 2024 |" in table.source_text and "Revenue¹ | 10" in table.source_text
     assert "¹ Revenue excludes disposals." in table.source_text  # the far footnote, as a second span
@@ -68,11 +68,11 @@ def test_fixed_and_recursive_respect_sizes():
 
     rec = _docs(DEFAULT_CORPUS, 1)[0]
     doc = parse(rec["doc_id"], rec["text"], rec)
-    fixed = chunk_document(ChunkerConfig("f", "fixed", {"size": 500, "overlap": 50}), doc, rec)
+    fixed = chunk_document(ChunkerConfig("f", "fixed", {"size": 500, "overlap": 50}).chunker, doc, rec)
     assert max(len(c.source_text) for c in fixed) <= 500
     # windows overlap by 50 characters before whitespace trimming
     assert fixed[1].view_spans[0][0] <= fixed[0].view_spans[-1][1]
-    rec_chunks = chunk_document(ChunkerConfig("r", "recursive", {"size": 500}), doc, rec)
+    rec_chunks = chunk_document(ChunkerConfig("r", "recursive", {"size": 500}).chunker, doc, rec)
     assert max(len(c.source_text) for c in rec_chunks) <= 500
 
 
@@ -83,7 +83,7 @@ def _check_complete(config, rec):
     spec = select_parser(rec["doc_type"], rec["format"])
     doc = spec.fn(rec["doc_id"], rec["text"], rec)
     covered = np.zeros(len(doc.view_text) + 1, dtype=bool)
-    for c in chunk_document(config, doc, rec):
+    for c in chunk_document(config.chunker, doc, rec):
         for s, e in c.view_spans:
             covered[s:e] = True
     for b in doc.blocks:

@@ -37,7 +37,7 @@ META = {"title": "Acme plc — Annual report 2024", "issuer": "Acme plc", "ticke
 
 def chunks_of(text: str, meta: dict, params=None):
     doc = markdown.parse("acme", text, meta)
-    chunks = chunk_document(ChunkerConfig("s", "structure", params or {"max_chars": 400}), doc, meta)
+    chunks = chunk_document(ChunkerConfig("s", "structure", params or {"max_chars": 400}).chunker, doc, meta)
     return doc, chunks, [ChunkRef(c.chunk_id, c.view_spans, c.section_path, c.source_text, c.block_ids) for c in chunks]
 
 

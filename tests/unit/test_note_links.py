@@ -35,7 +35,7 @@ The consideration for Widget Ltd was €76.6 million, paid in cash.
 
 def _chunks(**params):
     doc = parse("d", DOC, {})
-    return doc, chunk_document(ChunkerConfig("s", "structure", params), doc, {"title": "Acme plc — Annual report 2024"})
+    return doc, chunk_document(ChunkerConfig("s", "structure", params).chunker, doc, {"title": "Acme plc — Annual report 2024"})
 
 
 def test_reference_by_number_links_the_note():

@@ -53,7 +53,7 @@ def test_counts_equal_the_tokenizer_on_every_default_corpus_chunk(counter):
         meta = {k: rec.get(k) for k in meta_fields}
         for name in ("structure", "fixed", "transcript"):
             config = ChunkerConfig(name=name, strategy=name, header=True)
-            texts += [c.embedding_text for c in chunk_document(config, doc, meta)]
+            texts += [c.embedding_text for c in chunk_document(config.chunker, doc, meta)]
         texts.append(doc.view_text)
     assert len(texts) > 500
     assert counter.count_many(texts) == [counter.count_exact(t) for t in texts]
@@ -121,7 +121,7 @@ def test_packed_chunks_identical_with_whole_text_counting(monkeypatch):
     config = ChunkerConfig(name="packed", strategy="packed", params={"budget": 120}, header=True)
 
     def spans():
-        return [[(c.view_spans, c.n_tokens) for c in chunk_document(config, d, m, counter=token_counter())]
+        return [[(c.view_spans, c.n_tokens) for c in chunk_document(config.chunker, d, m, counter=token_counter())]
                 for d, m in docs]
 
     fast = spans()

@@ -1,10 +1,12 @@
-"""Chunker configurations: the chunk-set names users declare in data/chunkers.yaml.
+"""The chunk sets users declare in data/chunkers.yaml: each a chunker (chunking/chunker.py:
+the strategy, its parameters, the header, the token bound) and what the chunk set does beyond
+its chunks — an optional enricher, a dense index or not, how retrieved chunks are delivered.
 
-A configuration's hash covers its strategy, parameters, context settings and the strategy's
-code version, so changing any of them yields a new chunk-set version. An optional enricher
-(``enrich: {enricher: structural}``, see finchunk_pipeline/enrichment/) joins the hash too:
-a new enricher is a new chunk-set version. The chunks themselves are stored under the
-chunking-only version (``chunks_version_name``), so that version reuses them as they are.
+This sits above the stages, which each receive only their part: chunking the Chunker
+(``config.chunker``), enrichment the enricher, indexing and evaluation the rest. The chunks are
+stored under the chunker's version (``chunks_version_name``); the chunk set's version
+(``version_name``: its enrichment, indexes and evaluation) adds the enricher when there is one,
+so adding or changing an enricher reuses the chunks as they are.
 """
 from __future__ import annotations
 
@@ -16,12 +18,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..enrichment.model import EnrichSpec, parse_enrich
-from ..storage.files import stable_hash
-from .context import BUILD_VERSION
-from .options import describe_errors
-from .registry import STRATEGIES, strategy_version
-from .token_bound import TOKEN_BOUND_VERSION
+from .chunking.chunker import Chunker
+from .chunking.options import describe_errors
+from .chunking.registry import STRATEGIES
+from .enrichment.model import EnrichSpec, parse_enrich
+from .storage.files import stable_hash
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"  # a chunk set's name: a Dagster partition key
 _NAME = re.compile(NAME_PATTERN)
@@ -29,6 +30,9 @@ _NAME = re.compile(NAME_PATTERN)
 
 @dataclass(frozen=True)
 class ChunkerConfig:
+    """One declared chunk set, as written in the chunkers file: its chunker's options (name,
+    strategy, params, header, context_fields, token_safe: ``chunker``) and its own."""
+
     name: str                      # partition key, e.g. "structure-h"
     strategy: str                  # a key of chunking.registry.STRATEGIES
     params: dict[str, Any] = field(default_factory=dict)
@@ -41,22 +45,19 @@ class ChunkerConfig:
     # hash: the chunks do not change, only what the evaluation and search deliver
     expand: int = 0
     enrich: EnrichSpec | None = None  # an enricher: a second, indexed representation of each chunk
-    # no chunk over the embedding model's token limit: an over-limit chunk is split (at line
-    # breaks, else whitespace) until it fits (chunking/token_bound.py)
+    # no chunk over the embedding model's token limit (chunking/token_bound.py)
     token_safe: bool = False
 
-    def code_version(self) -> str:
-        """The strategy's version and the shared chunk-building step's version."""
-        return f"{strategy_version(self.strategy)}.{BUILD_VERSION}"
+    @property
+    def chunker(self) -> Chunker:
+        """What decides the chunks: all that chunking receives."""
+        return Chunker(name=self.name, strategy=self.strategy, params=self.params, header=self.header,
+                       context_fields=self.context_fields, token_safe=self.token_safe)
 
     @property
     def chunking_hash(self) -> str:
         """Hash of what decides the chunks (the enricher aside)."""
-        key = {"strategy": self.strategy, "params": self.params, "header": self.header,
-               "context_fields": list(self.context_fields), "code": self.code_version()}
-        if self.token_safe:  # only when set: the hashes of other chunk sets stay as they were
-            key["token_safe"] = TOKEN_BOUND_VERSION
-        return stable_hash(key, n=8)
+        return self.chunker.chunking_hash
 
     @property
     def config_hash(self) -> str:
@@ -75,7 +76,7 @@ class ChunkerConfig:
     @property
     def chunks_version_name(self) -> str:
         """Names the stored chunks: the chunking-only version, shared by every enricher."""
-        return f"{self.name}-{self.chunking_hash}"
+        return self.chunker.chunks_version_name
 
 
 class ChunkSetEntry(BaseModel):
