@@ -63,3 +63,16 @@ def test_load_names_the_file(tmp_path):
     path.write_text("chunk_sets:\n  - {name: p, strategy: paragraph, params: {min_chars: 900, max_chars: 500}}\n")
     with pytest.raises(ValueError, match=rf"^{path}: chunk set 'p': params.min_chars: expected between 0 and max_chars"):
         load_chunker_configs(path)
+
+
+def test_chunking_receives_the_chunker_not_the_declared_chunk_set():
+    """A declared chunk set (enricher, dense index, delivery) hands chunking its Chunker only."""
+    from finchunk_pipeline import Chunker, chunk_document, select_parser
+
+    config = ChunkerConfig("s", "structure", {"max_chars": 800}, header=True, expand=2000, dense=False)
+    assert config.chunker == Chunker("s", "structure", {"max_chars": 800}, header=True)
+    assert config.chunks_version_name == config.chunker.chunks_version_name
+    doc = select_parser("annual_report", "markdown").fn("d", "# Title\n\nSome text.\n", {})
+    assert chunk_document(config.chunker, doc, {"title": "d"})
+    with pytest.raises(TypeError, match="takes a Chunker"):
+        chunk_document(config, doc, {"title": "d"})
