@@ -26,7 +26,6 @@ from .notes import Notes, collecting
 from .registry import STRATEGIES
 from .stats import chunk_set_stats
 from ..storage.chunks import ChunkStore, chunks_to_table
-from .strategy import call_prepare
 from .strategy_context import DEFAULT_EMBED_BACKEND, ChunkingContext
 
 # documents a strategy that prepares in bulk (semantic: one batched embedding call) gets at once
@@ -112,7 +111,7 @@ def _chunk_all(chunker: Chunker, parsed: pd.DataFrame, blocks: BlockStore, conte
         batch = [(blocks.read(rec["parser_key"], rec["sha"], doc_id=rec["doc_id"]),
                   {k: rec.get(k) for k in META_FIELDS}) for rec in records[start:start + group]]
         if len(batch) > 1:  # one document: pieces does the same work itself
-            call_prepare(strategy, batch, chunker.params, context)
+            strategy.prepare(batch, chunker.params, context=context)
         for i, (doc, meta) in enumerate(batch, start + 1):
             built.source_chars += len(doc.view_text)
             doc_chunks = chunk_document(chunker, doc, meta, context.counter, context)

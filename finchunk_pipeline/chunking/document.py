@@ -11,7 +11,6 @@ from .context import build_chunks
 from ..types.chunks import Chunk
 from .notes import note
 from .registry import STRATEGIES
-from .strategy import call_pieces, call_prepare
 from .strategy_context import ChunkingContext
 from .token_bound import SPLIT_NOTE as TOKEN_SPLIT_NOTE
 from .token_bound import fit_to_tokens
@@ -42,7 +41,7 @@ def chunk_document(chunker: Chunker, doc: ParsedDocument, meta: dict[str, Any], 
 def _chunk_document(chunker: Chunker, doc: ParsedDocument, meta: dict[str, Any], counter,
                     context: ChunkingContext | None) -> list[Chunk]:
     strategy = STRATEGIES[chunker.strategy]
-    pieces = call_pieces(strategy, doc, chunker.params, meta, context)
+    pieces = strategy.pieces(doc, chunker.params, meta, context=context)
     pieces, split = enforce_char_bound(doc, pieces, strategy.char_bound(chunker.params, doc, meta),
                                        strategy.table_char_bound(chunker.params, doc, meta))
     note(SPLIT_NOTE, split, doc.doc_id)
@@ -64,7 +63,7 @@ def chunk_documents(chunker: Chunker, docs: Iterable[tuple[ParsedDocument, dict[
     embeds all their sentences in one batched call)."""
     require_chunker(chunker, "chunk_documents")
     docs = list(docs)
-    call_prepare(STRATEGIES[chunker.strategy], docs, chunker.params, context)
+    STRATEGIES[chunker.strategy].prepare(docs, chunker.params, context=context)
     out: list[Chunk] = []
     for doc, meta in docs:
         out.extend(chunk_document(chunker, doc, meta, counter, context))

@@ -16,7 +16,7 @@ from .peers.unstructured_title import UnstructuredTitle
 from .recursive import Recursive
 from .semantic import Semantic
 from .sentence import Sentences
-from .strategy import Strategy
+from .strategy import Strategy, context_problem
 from .structure import Structure
 from .transcript import Transcript
 
@@ -33,6 +33,9 @@ def register(strategy: Strategy, replace: bool = False) -> Strategy:
     already taken is an error unless ``replace``."""
     if not getattr(strategy, "name", None):
         raise ValueError(f"{type(strategy).__name__}: a strategy needs a name")
+    problem = context_problem(strategy)
+    if problem:
+        raise TypeError(problem)
     if strategy.name in STRATEGIES and not replace:
         taken = type(STRATEGIES[strategy.name]).__name__
         raise ValueError(f"strategy {strategy.name!r} is already registered ({taken})")

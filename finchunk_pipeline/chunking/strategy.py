@@ -7,7 +7,6 @@ parameter with its type, default and bounds.
 """
 from __future__ import annotations
 
-import functools
 import inspect
 from typing import Any, ClassVar
 
@@ -96,28 +95,13 @@ class Strategy:
         raise NotImplementedError
 
 
-def call_pieces(strategy: Strategy, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
-                context: ChunkingContext | None) -> list[Piece]:
-    """``strategy.pieces`` with the run's context, or without it for a strategy written
-    before the context (``pieces(self, doc, params, meta)``: one that needs no model)."""
-    if _takes_context(strategy.pieces):
-        return strategy.pieces(doc, params, meta, context=context)
-    return strategy.pieces(doc, params, meta)
-
-
-def call_prepare(strategy: Strategy, docs, params: dict[str, Any], context: ChunkingContext | None) -> None:
-    """``strategy.prepare`` with the run's context (or without it, as ``call_pieces``)."""
-    if _takes_context(strategy.prepare):
-        strategy.prepare(docs, params, context=context)
-    else:
-        strategy.prepare(docs, params)
-
-
-def _takes_context(method: Any) -> bool:
-    return _accepts_context(getattr(method, "__func__", method))
-
-
-@functools.lru_cache(maxsize=256)
-def _accepts_context(fn: Any) -> bool:
-    params = inspect.signature(fn).parameters
-    return "context" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+def context_problem(strategy: Strategy) -> str | None:
+    """Why ``strategy`` cannot be called as every strategy is — ``pieces(doc, params, meta,
+    context=...)`` and ``prepare(docs, params, context=...)`` — or None. Checked once, when a
+    strategy is registered (chunking/registry.py), so chunking calls it directly."""
+    for method in ("pieces", "prepare"):
+        params = inspect.signature(getattr(strategy, method)).parameters
+        if "context" not in params and not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return (f"strategy {strategy.name!r}: {method}() must take a context parameter "
+                    f"(the run's ChunkingContext, None when it has none)")
+    return None

@@ -14,7 +14,7 @@ from finchunk_pipeline import ChunkerConfig, load_chunker_configs
 from finchunk_pipeline.chunking.context import Piece
 from finchunk_pipeline.chunking.options import StrategyParams
 from finchunk_pipeline.chunking.registry import register, unregister
-from finchunk_pipeline import build_chunk_set
+from finchunk_pipeline import STRATEGIES, build_chunk_set
 from finchunk_pipeline import ChunkStore
 from finchunk_pipeline import Strategy
 from finchunk_pipeline.chunking.strategy_context import ChunkingContext
@@ -101,13 +101,26 @@ def test_a_taken_name_is_refused(toy):
         register(OneBlock())
 
 
-def test_a_strategy_without_the_context_parameter_still_plugs_in(stores):
-    """``pieces(self, doc, params, meta)``: a strategy that needs no model may leave the
-    context out; it is called without it."""
+def test_a_strategy_without_the_context_parameter_is_refused_when_registered():
+    """Every strategy is called alike, ``pieces(doc, params, meta, context=...)``: one whose
+    ``pieces`` leaves the context out is refused when registered, naming it — not at the
+    first document of a run."""
     class Whole(Strategy):
         name = "toy_whole"
 
         def pieces(self, doc, params, meta):
+            return [Piece([(0, len(doc.view_text))], "text", ())]
+
+    with pytest.raises(TypeError, match=r"strategy 'toy_whole': pieces\(\) must take a context parameter"):
+        register(Whole())
+    assert "toy_whole" not in STRATEGIES
+
+
+def test_a_strategy_that_needs_no_model_takes_the_context_and_ignores_it(stores):
+    class Whole(Strategy):
+        name = "toy_whole"
+
+        def pieces(self, doc, params, meta, context=None):
             return [Piece([(0, len(doc.view_text))], "text", ())]
 
     blocks, chunks, parsed = stores

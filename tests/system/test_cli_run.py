@@ -14,7 +14,7 @@ class Boom(Strategy):
     name = "boom"
     defaults = {}
 
-    def pieces(self, doc, params, meta):
+    def pieces(self, doc, params, meta, context=None):
         raise RuntimeError("this strategy always fails")
 
 

@@ -112,7 +112,7 @@ class SignalsItself(Strategy):
     def __init__(self, sig):
         self.sig = sig
 
-    def pieces(self, doc, params, meta):
+    def pieces(self, doc, params, meta, context=None):
         os.kill(os.getpid(), self.sig)
         time.sleep(5)  # the signal interrupts this
         return []
@@ -346,7 +346,7 @@ WAITING_RUN = textwrap.dedent('''
     class Waits(Strategy):
         name = "waits"
 
-        def pieces(self, doc, params, meta):
+        def pieces(self, doc, params, meta, context=None):
             Path(os.environ["MARKERS"], str(os.getpid())).touch()
             for _ in range(3000):  # a stop signal interrupts this (short sleeps: a signal the kernel
                 time.sleep(0.1)    # hands another thread is handled when the main thread wakes)
