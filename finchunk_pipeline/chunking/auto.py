@@ -60,9 +60,9 @@ class Auto(Strategy):
         p = self.resolve(params)
 
         def transcript() -> int | None:  # reads the document's turns: only when its policy is transcript
-            return getattr(Transcript(), which_bound)({"max_chars": p["transcript_max_chars"]}, doc, meta)
-        structure = {which: getattr(Structure(), which_bound)({"max_chars": p["max_chars"], "table_max_chars": t})
-                     for which, t in (("structure", 0), ("structure_rows", p["table_max_chars"]))}
+            return getattr(Transcript(), which_bound)({"max_chars": p.transcript_max_chars}, doc, meta)
+        structure = {which: getattr(Structure(), which_bound)({"max_chars": p.max_chars, "table_max_chars": t})
+                     for which, t in (("structure", 0), ("structure_rows", p.table_max_chars))}
         if doc is None:
             return max((b for b in (transcript(), *structure.values()) if b is not None), default=None)
         which = policy((meta or {}).get("doc_type"))
@@ -73,7 +73,7 @@ class Auto(Strategy):
         p = self.resolve(params)
         which = policy(meta.get("doc_type"))
         if which == "transcript":
-            return Transcript().pieces(doc, {"max_chars": p["transcript_max_chars"]}, meta, context=context)
-        table_max = p["table_max_chars"] if which == "structure_rows" else 0
-        return Structure().pieces(doc, {"max_chars": p["max_chars"], "table_max_chars": table_max}, meta,
+            return Transcript().pieces(doc, {"max_chars": p.transcript_max_chars}, meta, context=context)
+        table_max = p.table_max_chars if which == "structure_rows" else 0
+        return Structure().pieces(doc, {"max_chars": p.max_chars, "table_max_chars": table_max}, meta,
                                   context=context)

@@ -40,7 +40,7 @@ class LangChainRecursive(Strategy):
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
         p = self.resolve(params)
-        splitter = RecursiveCharacterTextSplitter(chunk_size=p["size"], chunk_overlap=p["overlap"],
+        splitter = RecursiveCharacterTextSplitter(chunk_size=p.size, chunk_overlap=p.overlap,
                                                   add_start_index=True)
         out = []
         for d in splitter.create_documents([doc.view_text]):
@@ -67,7 +67,7 @@ class ChonkieRecursive(Strategy):
         _require(self.requires, self.name)
         from chonkie import RecursiveChunker
 
-        chunker = RecursiveChunker(chunk_size=self.resolve(params)["size"])
+        chunker = RecursiveChunker(chunk_size=self.resolve(params).size)
         out = []
         for c in chunker.chunk(doc.view_text):
             s, e = _checked(doc, int(c.start_index), c.text, "chonkie")

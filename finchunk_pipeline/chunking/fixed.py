@@ -35,7 +35,7 @@ class FixedChars(Strategy):
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
-        size, step = p["size"], p["size"] - p["overlap"]
+        size, step = p.size, p.size - p.overlap
         n = len(doc.view_text)
         out = []
         for start in range(0, n, step):

@@ -103,5 +103,5 @@ class FixedTokens(Strategy):
         p = self.resolve(params)
         view = doc.view_text
         return [Piece([(s, e)], "window", section_at(doc, s))
-                for s, e in token_windows(view, 0, len(view), p["size"], p["overlap"], or_default(context).model_path)
+                for s, e in token_windows(view, 0, len(view), p.size, p.overlap, or_default(context).model_path)
                 if view[s:e].strip()]

@@ -242,8 +242,8 @@ class Packed(Strategy):
                context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         model_path = or_default(context).model_path
-        packer = Packer.for_model(model_path, budget=p["budget"])
-        return pack_document(doc, meta, packer, reserve_header=p["reserve_header"], attach_notes=p["attach_notes"],
+        packer = Packer.for_model(model_path, budget=p.budget)
+        return pack_document(doc, meta, packer, reserve_header=p.reserve_header, attach_notes=p.attach_notes,
                              model_path=model_path)
 
 

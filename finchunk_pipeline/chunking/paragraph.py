@@ -40,7 +40,7 @@ class Paragraphs(Strategy):
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
-        return _ParagraphWalk(doc, p["min_chars"], p["max_chars"]).pieces()
+        return _ParagraphWalk(doc, p.min_chars, p.max_chars).pieces()
 
 
 def _extent(spans: list[tuple[int, int]]) -> int:

@@ -77,5 +77,5 @@ class Recursive(Strategy):
                context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
         text = doc.view_text
-        spans = split_positions(text, 0, len(text), p["size"], list(p["separators"]))
+        spans = split_positions(text, 0, len(text), p.size, list(p.separators))
         return [Piece([(s, e)], "text", section_at(doc, s)) for s, e in spans if text[s:e].strip()]

@@ -111,14 +111,14 @@ class Semantic(Strategy):
     embeds = True
 
     @staticmethod
-    def _units(doc: ParsedDocument, p: dict[str, Any]):
+    def _units(doc: ParsedDocument, p: SemanticParams):
         """(units, is_row, text units, embedded mask): what ``pieces`` embeds."""
         units = sentence_units(doc, include_headings=True)
         n = len(units)
         is_row = [u[1].kind == BlockKind.TABLE_ROW for u in units]
         text_units = [i for i in range(n) if not is_row[i]]
         embedded = np.zeros(n, bool)
-        embedded[text_units[:p["max_sentences"]]] = True
+        embedded[text_units[:p.max_sentences]] = True
         return units, is_row, text_units, embedded
 
     def prepare(self, docs: Iterable[tuple[ParsedDocument, dict[str, Any]]], params: dict[str, Any],
@@ -171,9 +171,9 @@ class Semantic(Strategy):
         note(TABLE_NOTE, sum(is_row), doc.doc_id)
         note(CAP_NOTE, len(text_units) - int(embedded.sum()), doc.doc_id)
 
-        sims = self._gap_similarities(doc, units, embedded, p["window"], context)
-        segs = _segments(units, is_row, sims, p["percentile"])
-        sizer = _Sizer(units, embedded, is_row, sims, p["max_chars"], p["min_chars"])
+        sims = self._gap_similarities(doc, units, embedded, p.window, context)
+        segs = _segments(units, is_row, sims, p.percentile)
+        sizer = _Sizer(units, embedded, is_row, sims, p.max_chars, p.min_chars)
         merged = sizer.merge_small([piece for a, b in segs for piece in sizer.bounded(a, b)])
         out: list[Piece] = []
         for a, b in merged:

@@ -204,7 +204,7 @@ class Sentences(Strategy):
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
-        n, max_chars = p["n"], p["max_chars"]
+        n, max_chars = p.n, p.max_chars
         units = sentence_units(doc, include_headings=True)
         # runs of units of one section
         runs: list[list[tuple[tuple[int, int], Block]]] = []
@@ -232,5 +232,5 @@ class Sentences(Strategy):
                 out.append(Piece(spans, kind, group[0][1].section_path, None, ids))
                 if j >= len(run):
                     break
-                i = j - p["overlap"] if j - p["overlap"] > i else j
+                i = j - p.overlap if j - p.overlap > i else j
         return out

@@ -59,10 +59,11 @@ class Strategy:
             unknown = f"unknown parameter {{field!r}} for strategy {self.name!r}; accepted: {{accepted}}"
             raise ValueError(describe_errors(exc, self.Params, where, "params", unknown)) from None
 
-    def resolve(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The parameters as given, the defaults for the rest (as plain values: the chunks
-        never depend on pydantic's conversions)."""
-        return {**self.defaults, **params}
+    def resolve(self, params: dict[str, Any]) -> StrategyParams:
+        """The parameters as the strategy reads them: its ``Params`` model, the given values
+        over the defaults, typed (``p.max_chars``) and validated (strict: an integer stays an
+        integer; a ValueError for what the chunkers file would have refused)."""
+        return self.Params.model_validate(params)
 
     def char_bound(self, params: dict[str, Any], doc: ParsedDocument | None = None,
                    meta: dict[str, Any] | None = None) -> int | None:
@@ -72,7 +73,7 @@ class Strategy:
         ``meta``): the bound for that document, for a strategy whose policy depends on it;
         without: the configuration's largest bound. chunking/document.py enforces it on
         every strategy's pieces."""
-        return int(self.resolve(params)[self.bound_param]) if self.bound_param else None
+        return int(getattr(self.resolve(params), self.bound_param)) if self.bound_param else None
 
     def table_char_bound(self, params: dict[str, Any], doc: ParsedDocument | None = None,
                          meta: dict[str, Any] | None = None) -> int | None:

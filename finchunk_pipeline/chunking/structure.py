@@ -254,21 +254,21 @@ class Structure(Strategy):
     def char_bound(self, params, doc=None, meta=None):
         """Text up to max_chars, plus link_notes_chars of linked notes."""
         p = self.resolve(params)
-        return p["max_chars"] + p["link_notes_chars"]
+        return p.max_chars + p.link_notes_chars
 
     def table_char_bound(self, params, doc=None, meta=None):
         """The table allowance: row groups up to table_max_chars of rows plus their repeated
         caption / header / unit (ROW_GROUP_CONTEXT_CHARS); whole tables (table_max_chars 0) up to
         WHOLE_TABLE_MAX_CHARS; plus link_notes_chars of linked notes (never below char_bound)."""
         p = self.resolve(params)
-        tables = p["table_max_chars"] + ROW_GROUP_CONTEXT_CHARS if p["table_max_chars"] else WHOLE_TABLE_MAX_CHARS
-        return max(p["max_chars"], tables) + p["link_notes_chars"]
+        tables = p.table_max_chars + ROW_GROUP_CONTEXT_CHARS if p.table_max_chars else WHOLE_TABLE_MAX_CHARS
+        return max(p.max_chars, tables) + p.link_notes_chars
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
         p = self.resolve(params)
-        out = _SectionWalk(doc, p["max_chars"], p["attach_notes"], p["table_max_chars"],
+        out = _SectionWalk(doc, p.max_chars, p.attach_notes, p.table_max_chars,
                            self.char_bound(params)).pieces()
-        if p["link_notes_chars"]:
-            out = link_notes(doc, out, p["link_notes_chars"])
+        if p.link_notes_chars:
+            out = link_notes(doc, out, p.link_notes_chars)
         return out

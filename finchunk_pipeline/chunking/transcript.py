@@ -172,7 +172,7 @@ class Transcript(Strategy):
 
     def char_bound(self, params, doc=None, meta=None):
         """max_chars for a transcript; structure's bound for a document without turns."""
-        max_chars = self.resolve(params)["max_chars"]
+        max_chars = self.resolve(params).max_chars
         structure = Structure().char_bound({"max_chars": min(max_chars, 800)})
         if doc is None:
             return max(max_chars, structure)
@@ -180,7 +180,7 @@ class Transcript(Strategy):
 
     def table_char_bound(self, params, doc=None, meta=None):
         """Structure's table allowance for a document without turns (none for a transcript)."""
-        max_chars = self.resolve(params)["max_chars"]
+        max_chars = self.resolve(params).max_chars
         structure = Structure().table_char_bound({"max_chars": min(max_chars, 800)})
         if doc is None:
             return structure
@@ -188,7 +188,7 @@ class Transcript(Strategy):
 
     def pieces(self, doc: ParsedDocument, params: dict[str, Any], meta: dict[str, Any],
                context: ChunkingContext | None = None) -> list[Piece]:
-        max_chars = self.resolve(params)["max_chars"]
+        max_chars = self.resolve(params).max_chars
         items = extract_turns(doc)
         if not any(isinstance(it, Turn) for it in items):
             return Structure().pieces(doc, {"max_chars": min(max_chars, 800)}, meta, context=context)

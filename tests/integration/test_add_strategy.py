@@ -46,7 +46,7 @@ class OneBlock(Strategy):
         OneBlock.seen.append(context)
         p = self.resolve(params)
         return [Piece([(b.vstart, b.vend)], "text", b.section_path, None, [b.block_id]) for b in doc.blocks
-                if not (p["skip_headings"] and b.kind == BlockKind.HEADING) and b.vend > b.vstart]
+                if not (p.skip_headings and b.kind == BlockKind.HEADING) and b.vend > b.vstart]
 
 
 @pytest.fixture

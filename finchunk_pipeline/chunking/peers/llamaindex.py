@@ -72,8 +72,8 @@ class _LlamaIndex(Strategy):
                context: ChunkingContext | None = None) -> list[Piece]:
         require(self.requires, self.name)
         p = self.resolve(params)
-        texts = self.chunk_texts(doc.view_text, p["size"], p["overlap"])
-        return window_pieces(doc, located(doc, texts, f"LlamaIndex {self.name}", overlapping=p["overlap"] > 0))
+        texts = self.chunk_texts(doc.view_text, p.size, p.overlap)
+        return window_pieces(doc, located(doc, texts, f"LlamaIndex {self.name}", overlapping=p.overlap > 0))
 
 
 class LlamaIndexSentence(_LlamaIndex):

@@ -51,5 +51,5 @@ class Semchunk(Strategy):
                context: ChunkingContext | None = None) -> list[Piece]:
         require(self.requires, self.name)
         p = self.resolve(params)
-        texts, offsets = _chunker(p["size"])(doc.view_text, offsets=True, overlap=p["overlap"] or None)
+        texts, offsets = _chunker(p.size)(doc.view_text, offsets=True, overlap=p.overlap or None)
         return window_pieces(doc, (checked(doc, s, t, "semchunk") for t, (s, _) in zip(texts, offsets)))

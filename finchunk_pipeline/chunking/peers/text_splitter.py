@@ -52,7 +52,7 @@ class _SemanticTextSplitter(Strategy):
         p = self.resolve(params)
         who = f"semantic-text-splitter {self.kind}"
         return window_pieces(doc, (checked(doc, s, t, who)
-                                   for s, t in _splitter(self.kind, p["size"], p["overlap"]).chunk_indices(doc.view_text)))
+                                   for s, t in _splitter(self.kind, p.size, p.overlap).chunk_indices(doc.view_text)))
 
 
 class TextSplitter(_SemanticTextSplitter):

@@ -66,7 +66,7 @@ class UnstructuredTitle(Strategy):
                     for i, b in enumerate(blocks)]
         cursors: dict[int, int] = {}  # per split element: where its next piece is searched from
         out = []
-        for chunk in chunk_by_title(elements, max_characters=self.resolve(params)["size"]):
+        for chunk in chunk_by_title(elements, max_characters=self.resolve(params).size):
             ids = [int(e.id) for e in (chunk.metadata.orig_elements or [])]
             if not ids:
                 raise ValueError(f"{doc.doc_id}: Unstructured returned a chunk without its elements: {chunk.text[:80]!r}")
