@@ -81,9 +81,9 @@ def calls(monkeypatch):
             return _fn(doc_id, text, meta)
         monkeypatch.setitem(registry._PARSERS, name, dataclasses.replace(spec, fn=parse))
     for strategy in STRATEGIES.values():
-        def pieces(doc, params, meta, _fn=strategy.pieces):
+        def pieces(doc, params, meta, context=None, _fn=strategy.pieces):
             seen["pieces"] += 1
-            return _fn(doc, params, meta)
+            return _fn(doc, params, meta, context=context)
         monkeypatch.setattr(strategy, "pieces", pieces)
     return seen
 
