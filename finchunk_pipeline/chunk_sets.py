@@ -22,7 +22,7 @@ from .chunking.chunker import Chunker
 from .chunking.options import describe_errors
 from .chunking.registry import STRATEGIES
 from .enrichment.model import EnrichSpec, parse_enrich
-from .storage.files import stable_hash
+from .hashing import stable_hash
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"  # a chunk set's name: a Dagster partition key
 _NAME = re.compile(NAME_PATTERN)

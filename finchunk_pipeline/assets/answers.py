@@ -32,7 +32,8 @@ from ..evaluation.assembler import DeliveredChunk, deliver, retrieved_count
 from ..evaluation.budget import REPORT_BUDGET
 from ..evaluation.chunk_set import scored_scope
 from ..evaluation.retrieval import DEPTH, gold_spans
-from ..storage.files import stable_hash, write_json, write_text
+from ..storage.files import write_json, write_text
+from ..hashing import stable_hash
 from .evaluation import retrieval_evaluation
 from .resources import PipelineResource
 

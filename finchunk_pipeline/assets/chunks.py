@@ -13,7 +13,7 @@ from ..chunking.chunk_set import build_chunk_set
 from ..chunking.registry import STRATEGIES
 from ..models.onnx_backend import check_backend
 from ..progress import Progress
-from ..storage.files import stable_hash
+from ..hashing import stable_hash
 from .documents import parsed_blocks
 from .partitions import chunk_set_partitions
 from .resources import PipelineResource

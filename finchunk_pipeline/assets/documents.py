@@ -18,7 +18,8 @@ from ..parse.registry import parsers_version
 from ..parse.corpus_parse import parse_documents
 from ..parse.ocr import from_settings as ocr_settings
 from ..progress import Progress
-from ..storage.files import clean_stale_temp_files, stable_hash, write_json, write_parquet
+from ..storage.files import clean_stale_temp_files, write_json, write_parquet
+from ..hashing import stable_hash
 from .resources import PipelineResource
 
 

@@ -29,7 +29,8 @@ from ..evaluation.corpus_report import ANSWERS_FILE, corpus_report, stored_evalu
 from ..evaluation.plots import write_plots
 from ..evaluation.report import render_markdown, write_report
 from ..models.onnx_backend import check_backend
-from ..storage.files import stable_hash, write_json
+from ..storage.files import write_json
+from ..hashing import stable_hash
 from .dense import faiss_index
 from .gold import generated_gold
 from .indexes import bm25_index

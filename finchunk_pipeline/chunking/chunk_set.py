@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..storage.blocks import BlockStore
-from ..storage.files import meta_value, stable_hash
+from ..hashing import meta_value, stable_hash
 from .bound import SPLIT_NOTE, TABLE_KINDS, piece_bound, span_chars
 from .chunker import Chunker, require_chunker
 from .document import chunk_document

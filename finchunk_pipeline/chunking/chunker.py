@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..storage.files import stable_hash
+from ..hashing import stable_hash
 from .context import BUILD_VERSION
 from .registry import strategy_version
 from .token_bound import TOKEN_BOUND_VERSION

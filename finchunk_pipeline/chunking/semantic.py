@@ -43,7 +43,7 @@ def embed(texts: list[str], context: ChunkingContext | None = None) -> np.ndarra
     (models/embed.py: the embedding cache by text hash on disk — its own "sentences" folder
     beside the chunk embeddings' —, duplicates embedded once, length-sorted batches; its
     backend, the context's ``embed_backend``)."""
-    from ..storage.files import sha256_text
+    from ..hashing import sha256_text
 
     embedder = _embedder(context)
     mid = embedder.model_id

@@ -20,7 +20,7 @@ import pyarrow as pa
 from ..storage.chunks import ChunkStore, spans_of
 from ..storage.blocks import BlockStore
 from ..storage.enrichments import EnrichmentStore
-from ..storage.files import stable_hash
+from ..hashing import stable_hash
 from ..storage.text_cache import TextCache
 from .model import (
     ENRICHMENT_SCHEMA,

@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..settings import Settings
-from ..storage.files import meta_value, stable_hash
+from ..hashing import meta_value, stable_hash
 
 STRUCTURAL = "structural"
 LLM = "llm"

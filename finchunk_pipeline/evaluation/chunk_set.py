@@ -24,7 +24,8 @@ from ..chunking.registry import STRATEGIES
 from ..corpus.loader import Corpus
 from ..routing import VERSION as ROUTING_VERSION
 from ..routing import Catalog
-from ..storage.files import read_json, sha256_bytes
+from ..storage.files import read_json
+from ..hashing import sha256_bytes
 from ..storage.workspace import Workspace
 from .code import EVALUATION_CODE, EVALUATION_VERSION
 from .gold_resolution import OFFSETS

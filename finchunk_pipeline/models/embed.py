@@ -33,7 +33,8 @@ import pyarrow.compute as pc
 from ..storage import shards as shards_module
 from ..memory import heap_for_activations
 from ..storage.shards import compact, read_shard, shards, write_shard
-from ..storage.files import safe_name, sha256_text, stable_hash
+from ..storage.files import safe_name
+from ..hashing import sha256_text, stable_hash
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from ..storage.files import sha256_text
+from ..hashing import sha256_text
 from .footnotes import cited_marks, note_mark
 from .gcpause import without_gc
 from .lines import UNIT

@@ -41,7 +41,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..storage.files import sha256_bytes
+from ..hashing import sha256_bytes
 from .builder import DocBuilder
 from .gcpause import without_gc
 from .line_kinds import NOTE_LINE, is_num, line_heading_level, note_mark

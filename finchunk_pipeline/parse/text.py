@@ -38,7 +38,7 @@ from typing import Any
 
 from ..lang.codes import normalise
 from ..lang.current import document_language
-from ..storage.files import sha256_text
+from ..hashing import sha256_text
 from .builder import DocBuilder
 from .gcpause import without_gc
 from .line_kinds import (

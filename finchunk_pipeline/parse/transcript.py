@@ -27,7 +27,7 @@ from typing import Any
 
 from ..lang.codes import normalise
 from ..lang.current import document_language
-from ..storage.files import sha256_text
+from ..hashing import sha256_text
 from .gcpause import without_gc
 from .lines import line_spans
 from ..types.blocks import Block, BlockKind, ParsedDocument

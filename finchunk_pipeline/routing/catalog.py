@@ -33,7 +33,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..storage.files import is_missing, stable_hash
+from ..hashing import is_missing, stable_hash
 from .periods import find_periods, title_doc_types
 
 METADATA_COLUMNS = ("doc_id", "title", "doc_type", "issuer", "ticker", "fiscal_year", "period_end")

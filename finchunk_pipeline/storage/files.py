@@ -5,7 +5,6 @@ so a crash never leaves a half-written artefact under its final name.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -18,38 +17,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._=-]{0,200}$")
-
-
-def is_missing(value: Any) -> bool:
-    """A missing table value: None, NaN, NaT or pd.NA (a list-like value is never missing)."""
-    if value is None:
-        return True
-    try:
-        import pandas as pd
-
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # list-like: pd.isna answers per element
-        return False
-
-
-def meta_value(value: Any) -> str | None:
-    """A metadata value as a hash sees it: every missing value is one value (None), the rest
-    their text."""
-    return None if is_missing(value) else str(value)
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def stable_hash(obj: Any, n: int = 12) -> str:
-    """Hash of a JSON-serialisable object, independent of dict order."""
-    payload = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:n]
 
 
 def safe_name(name: str) -> str:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .artefacts import check_files, report_damage
-from .files import sha256_bytes, write_bytes
+from .files import write_bytes
+from ..hashing import sha256_bytes
 
 EXTENSIONS = {"markdown": "md", "html": "html", "text": "txt", "pdf": "pdf"}
 

@@ -13,7 +13,8 @@ from .chunks import ChunkStore
 from .enrichments import EnrichmentStore
 from .blocks import BlockStore
 from ..settings import Settings
-from .files import safe_name, stable_hash
+from .files import safe_name
+from ..hashing import stable_hash
 
 
 def corpus_key(corpus_dir: Path) -> str:

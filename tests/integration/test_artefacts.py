@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from finchunk_pipeline.storage.artefacts import Artefact, artefact_key, code_hash, code_version, reuse_or_build
-from finchunk_pipeline.storage.files import sha256_bytes
+from finchunk_pipeline.hashing import sha256_bytes
 
 
 class Recorder:

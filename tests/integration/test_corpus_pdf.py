@@ -15,7 +15,7 @@ from finchunk_pipeline.fetch.download import fetch_urls
 from finchunk_pipeline.fetch.http import HttpClient
 from finchunk_pipeline.fetch.local import ingest_corpus
 from finchunk_pipeline import RawStore
-from finchunk_pipeline.storage.files import sha256_bytes
+from finchunk_pipeline.hashing import sha256_bytes
 
 from tests import pdfs
 from tests.servers import LocalHTTPServer

@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...storage.files import sha256_text
+from ...hashing import sha256_text
 from .. import ixbrl
 from ..gcpause import without_gc
 from ...types.blocks import ParsedDocument
