@@ -45,7 +45,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "load_chunker_configs": ("chunk_sets", "load_chunker_configs"),
     "parse_chunker_configs": ("chunk_sets", "parse_chunker_configs"),
     "chunk_document": ("chunking.document", "chunk_document"),
-    "build_chunk_set": ("chunking.chunk_set", "build_chunk_set"),
+    "build_chunk_set": ("build.chunks", "build_chunk_set"),
     "Strategy": ("chunking.strategy", "Strategy"),
     "STRATEGIES": ("chunking.registry", "STRATEGIES"),
     "register_strategy": ("chunking.registry", "register"),

@@ -9,7 +9,7 @@ from dagster import (
     asset,
 )
 
-from ..chunking.chunk_set import build_chunk_set
+from ..build.chunks import build_chunk_set
 from ..chunking.registry import STRATEGIES
 from ..models.onnx_backend import check_backend
 from ..progress import Progress

@@ -27,6 +27,8 @@ FLOORS = (
     # an enricher and what indexing and evaluation read, so they sit above both
     "xbrl", "routing", "parse", "corpus", "fetch", "chunking", "enrichment", "chunk_sets", "index",
     "evaluation",
+    # each stage's artefact built over the stores (reuse, else the pure stage, then write)
+    "build",
     # the Dagster shell and the command line
     "assets", "definitions", "cli",
 )
@@ -62,6 +64,17 @@ def _imports() -> list[tuple[str, str, int]]:
                 if t.split(".")[0] == PACKAGE.name and _room(t):
                     found.append((name, _room(t), node.lineno))
     return found
+
+
+# stages that are pure already: functions over in-memory types, reading and writing nothing
+# (their store-aware builds live in build/); the others still call storage/ themselves
+PURE_STAGES = ("chunking",)
+
+
+def test_pure_stages_import_nothing_of_storage():
+    impure = [f"{module} (line {line})" for module, room, line in _imports()
+              if room == "storage" and _room(module) in PURE_STAGES]
+    assert impure == []
 
 
 def test_every_room_has_a_floor():
