@@ -70,8 +70,6 @@ def _documents(parsed: pd.DataFrame, blocks: BlockStore) -> Iterator[tuple[Parse
                {k: rec.get(k) for k in META_FIELDS})
 
 
-
-
 def stored_twin(chunker: Chunker, parsed: pd.DataFrame, store: ChunkStore,
                 model_path: str | None = None, embed_backend: str = DEFAULT_EMBED_BACKEND) -> str | None:
     """The version name of a complete stored chunk set of another name whose chunks this
@@ -98,8 +96,8 @@ def _copy_twin(chunker: Chunker, twin: str, key: str, store: ChunkStore) -> Chun
     table = pq.read_table(store.path(twin))
     i = table.schema.get_field_index("chunk_set")
     table = table.set_column(i, table.schema.field(i), pa.array([chunker.name] * table.num_rows, pa.string()))
-    manifest = {k: v for k, v in (store.manifest(twin) or {}).items() if k != "data_bytes"}
-    manifest.update({"chunk_set": chunker.name, "version": chunker.chunks_version_name, "inputs": key,
-                     "derived_from": twin})
-    store.write(chunker.chunks_version_name, table, manifest)
-    return ChunkSetResult(chunker.chunks_version_name, True, manifest, derived_from=twin)
+    copied = {k: v for k, v in (store.manifest(twin) or {}).items() if k != "data_bytes"}
+    copied.update({"chunk_set": chunker.name, "version": chunker.chunks_version_name, "inputs": key,
+                   "derived_from": twin})
+    store.write(chunker.chunks_version_name, table, copied)
+    return ChunkSetResult(chunker.chunks_version_name, True, copied, derived_from=twin)

@@ -55,7 +55,7 @@ class ChunkedSet:
     over_bound: list[str] = field(default_factory=list)  # chunk ids over the strategy's bound
     tables_over: int = 0         # table chunks over char_bound, within the table allowance
     largest_table: int = 0       # characters of the largest of them
-    notes: Notes | None = None   # what the strategies noted (chunking/notes.py)
+    notes: Notes = field(default_factory=Notes)  # what the strategies noted (chunking/notes.py)
 
 
 def chunk_set(chunker: Chunker, documents: Iterable[tuple[ParsedDocument, dict[str, Any]]], total: int,
@@ -105,7 +105,7 @@ def manifest(chunker: Chunker, built: ChunkedSet, key: str, model_max_tokens: in
     """The chunk set's manifest: what it is, its statistics and its bound checks (``key``:
     its ``inputs_hash``)."""
     strategy = STRATEGIES[chunker.strategy]
-    notes = built.notes if built.notes is not None else Notes()
+    notes = built.notes
     df = pd.DataFrame({"embedding_text": [c.embedding_text for c in built.chunks],
                        "source_text": [c.source_text for c in built.chunks],
                        "n_tokens": [c.n_tokens for c in built.chunks],

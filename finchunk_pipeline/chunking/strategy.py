@@ -23,7 +23,6 @@ class Strategy:
     version: ClassVar[str] = "1"
     # the strategy's parameters: a StrategyParams model (types, defaults, bounds, rules)
     Params: ClassVar[type[StrategyParams]] = StrategyParams
-    defaults: ClassVar[dict[str, Any]] = {}  # Params' defaults, filled in for each subclass
     requires: ClassVar[str | None] = None  # an optional module the strategy imports (an extra)
     uses: ClassVar[tuple[str, ...]] = ()    # strategies it delegates to: their versions join its own
     # "plain": cuts text without reading its structure (the baselines); "evidence": cuts along
@@ -36,19 +35,10 @@ class Strategy:
     # input key (FINCHUNK_EMBED_BACKEND changes its vectors, hence its cuts)
     embeds: ClassVar[bool] = False
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls.defaults = cls.default_params()  # once per class: resolve() runs for every document
-
     def available(self) -> bool:
         import importlib.util
 
         return self.requires is None or importlib.util.find_spec(self.requires) is not None
-
-    @classmethod
-    def default_params(cls) -> dict[str, Any]:
-        """Every parameter with its default value (from ``Params``)."""
-        return {name: f.get_default(call_default_factory=True) for name, f in cls.Params.model_fields.items()}
 
     def validate(self, params: dict[str, Any], where: str = "") -> None:
         """Raise ValueError naming ``where``, the parameter and the problem (``Params``:
