@@ -32,8 +32,8 @@ from ..evaluation.assembler import DeliveredChunk, deliver, retrieved_count
 from ..evaluation.budget import REPORT_BUDGET
 from ..evaluation.chunk_set import scored_scope
 from ..evaluation.retrieval import DEPTH, gold_spans
-from ..storage.files import write_json, write_text
 from ..hashing import stable_hash
+from ..storage.files import write_json, write_text
 from .evaluation import retrieval_evaluation
 from .resources import PipelineResource
 
@@ -79,8 +79,8 @@ def _slug(text: str) -> str:
 def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -> list[dict]:
     """One column per representation of ``cfg``: each question's delivered context, its gold
     recall and whether it contains the reference answer."""
-    from ..storage.chunks import spans_of
     from ..index.representations import load_representation, representation_exists
+    from ..storage.chunks import spans_of
 
     index_dir = ws.index_dir(cfg.version_name)
     reps = ["source"]
@@ -117,8 +117,8 @@ def _answer(context, ws, columns, records) -> tuple[dict | None, dict]:
     """Model answers for every (question, column) from FINCHUNK_ANSWER_*; cached by model,
     prompt version, question and context. Returns (endpoint, usage); nothing when no
     endpoint is configured."""
-    from ..storage.text_cache import TextCache
     from ..enrichment.client import ChatClient, LLMSettings
+    from ..storage.text_cache import TextCache
 
     env = ws.settings.llm_env
     if not LLMSettings.configured(ANSWER_PREFIX, env):

@@ -11,9 +11,9 @@ from dagster import (
 
 from ..build.chunks import build_chunk_set
 from ..chunking.registry import STRATEGIES
+from ..hashing import stable_hash
 from ..models.onnx_backend import check_backend
 from ..progress import Progress
-from ..hashing import stable_hash
 from .documents import parsed_blocks
 from .partitions import chunk_set_partitions
 from .resources import PipelineResource

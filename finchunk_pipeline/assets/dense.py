@@ -17,10 +17,10 @@ from dagster import (
     asset,
 )
 
-from ..storage.artefacts import reuse_or_build
 from ..index.build import build_index, index_code_version
 from ..index.registry import IndexSettings, indexes_to_build
 from ..progress import Progress
+from ..storage.artefacts import reuse_or_build
 from .chunks import chunk_sets
 from .enrichment import chunk_enrichment
 from .indexes import reader
@@ -31,8 +31,8 @@ from .resources import PipelineResource
 def dense_settings(pipeline: PipelineResource, ws, progress=None) -> IndexSettings:
     """The run's settings for indexes built with the embedding model: model, cache, backend
     and index kind (flat: exact; hnsw: approximate, for large sets)."""
-    from ..models.tokens import default_model_path
     from ..index.dense import KINDS
+    from ..models.tokens import default_model_path
 
     settings = pipeline.settings()
     kind = (settings.dense_index or "flat").strip().lower() or "flat"

@@ -13,13 +13,13 @@ from dagster import (
 
 from ..evaluation.gold_resolution import resolve_from_blocks, summary, to_table
 from ..fetch.local import ingest_corpus
-from ..storage.raw import RawStore
-from ..parse.registry import parsers_version
+from ..hashing import stable_hash
 from ..parse.corpus_parse import parse_documents
 from ..parse.ocr import from_settings as ocr_settings
+from ..parse.registry import parsers_version
 from ..progress import Progress
 from ..storage.files import clean_stale_temp_files, write_json, write_parquet
-from ..hashing import stable_hash
+from ..storage.raw import RawStore
 from .resources import PipelineResource
 
 

@@ -14,10 +14,10 @@ from dagster import (
 )
 
 from ..enrichment.build import BUILD_VERSION, build_enrichment
-from ..storage.enrichments import EnrichmentStore
 from ..enrichment.llm import PROMPT_VERSION
 from ..enrichment.structural import VERSION as STRUCTURAL_VERSION
 from ..progress import Progress
+from ..storage.enrichments import EnrichmentStore
 from .chunks import chunk_sets
 from .partitions import chunk_set_partitions
 from .resources import PipelineResource

@@ -28,9 +28,9 @@ from ..evaluation.code import EVALUATION_CODE, EVALUATION_VERSION
 from ..evaluation.corpus_report import ANSWERS_FILE, corpus_report, stored_evaluations
 from ..evaluation.plots import write_plots
 from ..evaluation.report import render_markdown, write_report
+from ..hashing import stable_hash
 from ..models.onnx_backend import check_backend
 from ..storage.files import write_json
-from ..hashing import stable_hash
 from .dense import faiss_index
 from .gold import generated_gold
 from .indexes import bm25_index

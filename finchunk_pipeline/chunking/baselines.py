@@ -19,7 +19,9 @@ from ..types.blocks import ParsedDocument
 from .context import Piece
 from .fixed import WindowParams
 from .options import StrategyParams
-from .peers.spans import EXTRA_HINT, checked as _checked, require as _require  # noqa: F401 (shared with the peers)
+from .peers.spans import EXTRA_HINT  # noqa: F401 (shared with the peers)
+from .peers.spans import checked as _checked
+from .peers.spans import require as _require
 from .sections import section_at
 from .strategy import Strategy
 from .strategy_context import ChunkingContext

@@ -5,10 +5,10 @@ from typing import Any, Iterable
 
 from ..parse.gcpause import gc_paused
 from ..types.blocks import ParsedDocument
+from ..types.chunks import Chunk
 from .bound import SPLIT_NOTE, enforce_char_bound
 from .chunker import Chunker, require_chunker
 from .context import build_chunks
-from ..types.chunks import Chunk
 from .notes import note
 from .registry import STRATEGIES
 from .strategy_context import ChunkingContext

@@ -17,8 +17,8 @@ from bisect import bisect_right
 from typing import Any, Callable, Iterable, Mapping
 
 from ..types.blocks import Block, BlockKind, ParsedDocument
-from .context import normalize_spans
 from ..types.chunks import SPAN_JOINER
+from .context import normalize_spans
 from .tables import caption_block, table_parts
 
 

@@ -14,13 +14,13 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from ..models.tokens import default_model_path, token_counter, word_start_flags
 from ..types.blocks import ParsedDocument
 from .context import Piece
 from .options import StrategyParams, field_error
 from .sections import section_at
 from .strategy import Strategy
 from .strategy_context import ChunkingContext, or_default
-from ..models.tokens import default_model_path, token_counter, word_start_flags
 
 
 @lru_cache(maxsize=4)

@@ -18,18 +18,18 @@ from typing import Any, Callable, Sequence
 
 from pydantic import Field, model_validator
 
+from ..models.tokens import token_counter
 from ..types.blocks import Block, BlockKind, ParsedDocument
+from ..types.chunks import SPAN_JOINER
 from .cited_notes import cited_notes, notes_by_mark
 from .context import Piece, context_header
 from .fixed_tokens import token_windows
-from ..types.chunks import SPAN_JOINER
 from .options import StrategyParams, field_error
 from .row_tokens import TableCounts
 from .sentence import split_sentences
 from .strategy import Strategy
 from .strategy_context import ChunkingContext, or_default
 from .tables import caption_block, row_group_pieces, table_parts, table_piece
-from ..models.tokens import token_counter
 
 
 def default_budget(max_tokens: int) -> int:

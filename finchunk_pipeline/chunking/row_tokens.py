@@ -15,9 +15,9 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Callable
 
+from ..models.tokens import has_deleted_space
 from ..types.blocks import Block
 from .tables import spans_text
-from ..models.tokens import has_deleted_space
 
 Spans = list[tuple[int, int]]
 

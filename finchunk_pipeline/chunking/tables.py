@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..types.blocks import Block, BlockKind, ParsedDocument
+from ..types.chunks import SPAN_JOINER
 from .cited_notes import cited_notes_of
 from .context import Piece
-from ..types.chunks import SPAN_JOINER
 
 _UNIT = re.compile(r"\b(?:in|amounts in|dollars in)\s+(?:thousands|millions|billions)\b|\((?:[^)]*)"
                    r"(?:thousands|millions|billions|%|percent)[^)]*\)|[$€£]\s?(?:million|billion|thousand)\b",

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..types.blocks import ParsedDocument
+from ..types.chunks import Chunk
 from .bound import split_spans
 from .context import Piece, normalize_spans
-from ..types.chunks import Chunk
 
 TOKEN_BOUND_VERSION = "1"
 SPLIT_NOTE = "chunks over the embedding model's token limit, split to fit (token_safe)"

@@ -35,9 +35,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from ..parse.content import binary_problem, signature_of
 from ..storage.files import write_bytes, write_parquet
 from . import schema
-from ..parse.content import binary_problem, signature_of
 from .filing_metadata import filename_metadata, html_metadata, parse_date, pdf_metadata, text_metadata
 
 FORMAT_EXT = {"pdf": ".pdf", "html": ".html", "markdown": ".md", "text": ".txt"}

@@ -21,9 +21,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..parse.content import binary_problem
 from ..parse.registry import binary_formats, formats
 from . import schema
-from ..parse.content import binary_problem
 
 
 class CorpusError(ValueError):

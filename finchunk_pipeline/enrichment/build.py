@@ -17,10 +17,10 @@ from typing import Callable
 import pandas as pd
 import pyarrow as pa
 
-from ..storage.chunks import ChunkStore, spans_of
-from ..storage.blocks import BlockStore
-from ..storage.enrichments import EnrichmentStore
 from ..hashing import stable_hash
+from ..storage.blocks import BlockStore
+from ..storage.chunks import ChunkStore, spans_of
+from ..storage.enrichments import EnrichmentStore
 from ..storage.text_cache import TextCache
 from .model import (
     ENRICHMENT_SCHEMA,

@@ -19,8 +19,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..settings import Settings
 from ..hashing import meta_value, stable_hash
+from ..settings import Settings
 
 STRUCTURAL = "structural"
 LLM = "llm"

@@ -18,14 +18,14 @@ from typing import Protocol
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..storage.artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, reuse_or_build
 from ..chunk_sets import ChunkerConfig
 from ..chunking.registry import STRATEGIES
 from ..corpus.loader import Corpus
+from ..hashing import sha256_bytes
 from ..routing import VERSION as ROUTING_VERSION
 from ..routing import Catalog
+from ..storage.artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, reuse_or_build
 from ..storage.files import read_json
-from ..hashing import sha256_bytes
 from ..storage.workspace import Workspace
 from .code import EVALUATION_CODE, EVALUATION_VERSION
 from .gold_resolution import OFFSETS

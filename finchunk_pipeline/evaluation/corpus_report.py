@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..index.registry import is_neutral
 from ..storage.artefacts import read_marker, report_damage
 from ..storage.files import read_json
 from .chunk_set import GENERATED, HUMAN, evaluation_file, gold_passages
-from ..index.registry import is_neutral
 from .generated_report import side_by_side
 from .out_of_fold import report_rows as out_of_fold_rows
-from .xbrl_gold.stored import GoldFiles
 from .report import build_report
+from .xbrl_gold.stored import GoldFiles
 
 ANSWERS_FILE = Path("answers") / "answers.json"  # the optional answers asset's output, under the corpus root
 

@@ -33,8 +33,8 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from ..storage.chunks import spans_of
 from ..index.representations import REPRESENTATIONS
+from ..storage.chunks import spans_of
 from .coverage import RETRIEVED_FRACTION, coverage_fraction, merge_spans
 from .retrieval import MODES, evaluate_retriever
 

@@ -12,8 +12,8 @@ from .cells import at_budget, at_k, pct
 from .compare import family_comparison, recommend_budget, recommendations
 from .containment import SKIP_TYPES
 from .generated_report import banner, generated_section
-from .out_of_fold import markdown as out_of_fold_lines
 from .metrics import report_columns
+from .out_of_fold import markdown as out_of_fold_lines
 
 HEADLINE_K = 3
 MODE_ORDER = {"global": 0, "filtered": 1, "routed": 2}

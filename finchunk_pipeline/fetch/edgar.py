@@ -24,8 +24,8 @@ from zoneinfo import ZoneInfo
 from ..corpus import schema
 from ..settings import Settings
 from ..storage.files import safe_name
-from .http import HttpClient, HttpError, decode_text
 from ..storage.raw import RawStore
+from .http import HttpClient, HttpError, decode_text
 
 DEFAULT_DATA_BASE = "https://data.sec.gov"
 DEFAULT_ARCHIVES_BASE = "https://www.sec.gov"

@@ -29,8 +29,8 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
-from ..storage.files import write_bytes, write_json
 from ..hashing import sha256_bytes
+from ..storage.files import write_bytes, write_json
 from .deadline import DeadlineWatch, WatchedAdapter
 from .limits import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES, format_seconds, format_size
 from .rate_limit import RateLimiter

@@ -12,8 +12,8 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..types.chunks import SPAN_JOINER
 from ..storage.chunks import spans_of
+from ..types.chunks import SPAN_JOINER
 
 
 def pieces(source_text: str, view_spans: Iterable[tuple[int, int]]) -> list[tuple[int, int, str]]:

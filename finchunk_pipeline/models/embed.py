@@ -30,11 +30,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..storage import shards as shards_module
-from ..memory import heap_for_activations
-from ..storage.shards import compact, read_shard, shards, write_shard
-from ..storage.files import safe_name
 from ..hashing import sha256_text, stable_hash
+from ..memory import heap_for_activations
+from ..storage import shards as shards_module
+from ..storage.files import safe_name
+from ..storage.shards import compact, read_shard, shards, write_shard
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts to embed)
 

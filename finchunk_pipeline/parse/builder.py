@@ -10,9 +10,9 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any
 
+from ..types.blocks import Block, BlockKind
 from .footnotes import cite_starts
 from .line_kinds import cites
-from ..types.blocks import Block, BlockKind
 
 
 class DocBuilder:

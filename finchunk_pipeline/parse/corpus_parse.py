@@ -27,12 +27,12 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from .content import controls_as_spaces
+from ..storage.blocks import BlockStore
 from ..storage.raw import RawStore
+from .content import controls_as_spaces
 from .ocr_keys import stored_key, written_key
 from .ocr_pool import close_shared as close_ocr_workers
 from .registry import UnsupportedDocument, select_parser
-from ..storage.blocks import BlockStore
 
 if TYPE_CHECKING:  # a parse worker process needs no pandas
     import pandas as pd

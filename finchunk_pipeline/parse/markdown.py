@@ -9,11 +9,11 @@ import re
 from typing import Any, Callable
 
 from ..hashing import sha256_text
+from ..types.blocks import Block, BlockKind, ParsedDocument
+from ..types.offsets import OffsetMap
 from .footnotes import cited_marks, note_mark
 from .gcpause import without_gc
 from .lines import UNIT
-from ..types.blocks import Block, BlockKind, ParsedDocument
-from ..types.offsets import OffsetMap
 
 VERSION = "2"  # 2: shared unit pattern (also "in millions" without parentheses)
 FORMATS = ("markdown",)  # the corpus formats it reads (parse/registry.py)

@@ -42,13 +42,13 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..hashing import sha256_bytes
+from ..types.blocks import Block, BlockKind, ParsedDocument
+from ..types.offsets import OffsetMap
 from .builder import DocBuilder
 from .gcpause import without_gc
 from .line_kinds import NOTE_LINE, is_num, line_heading_level, note_mark
 from .lines import line_spans
-from ..types.blocks import Block, BlockKind, ParsedDocument
 from .ocr import NO_TEXT, OcrConfig, ocr_warnings, read_pages
-from ..types.offsets import OffsetMap
 from .pdf_layout import (
     CELL_SEP,
     PdfError,

@@ -36,15 +36,17 @@ from itertools import accumulate
 from operator import add, itemgetter, not_, or_
 from typing import Any
 
+from ..hashing import sha256_text
 from ..lang.codes import normalise
 from ..lang.current import document_language
-from ..hashing import sha256_text
+from ..types.blocks import ParsedDocument
+from ..types.offsets import OffsetMap
 from .builder import DocBuilder
 from .gcpause import without_gc
 from .line_kinds import (
     NOTE_FIRST,
-    PART_ITEM_HEADS,
     PAGE_NO,
+    PART_ITEM_HEADS,
     is_part_or_item,
     line_heading_level,
     looks_title,
@@ -52,8 +54,6 @@ from .line_kinds import (
     spanish,
 )
 from .lines import line_spans
-from ..types.blocks import ParsedDocument
-from ..types.offsets import OffsetMap
 from .pages import page_layout
 from .row_figures import forget_figures
 from .table_extent import find_tables

@@ -17,11 +17,11 @@ from itertools import compress, count, repeat
 from operator import and_, itemgetter, not_, or_
 from typing import Any, Callable
 
+from ..types.blocks import Block, BlockKind
 from .builder import DocBuilder
 from .footnotes import cited_marks
 from .line_kinds import NUM_CELL, YEAR_CELL, cites
 from .lines import UNIT
-from ..types.blocks import Block, BlockKind
 from .row_figures import FIG_END, is_label_figures_row, label_and_figures, may_end_with_figures, trailing_figures
 from .shifted_rows import is_shifted_line, recut_if_shifted
 from .vertical_rows import vertical_rows

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..hashing import sha256_text
 from ..lang.codes import normalise
 from ..lang.current import document_language
-from ..hashing import sha256_text
-from .gcpause import without_gc
-from .lines import line_spans
 from ..types.blocks import Block, BlockKind, ParsedDocument
 from ..types.offsets import OffsetMap
+from .gcpause import without_gc
+from .lines import line_spans
 from .speakers import Speaker, clean_line, rule, speaker_of_line
 
 VERSION = "1"

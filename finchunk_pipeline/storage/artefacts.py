@@ -32,8 +32,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
-from .files import is_temp_file, safe_name, write_json, write_parquet
 from ..hashing import sha256_bytes, stable_hash
+from .files import is_temp_file, safe_name, write_json, write_parquet
 
 PACKAGE = Path(__file__).resolve().parent.parent  # finchunk_pipeline/
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .artefacts import Artefact, DamagedArtefact, report_damage
-from .files import safe_name, table_of, write_json, write_parquet
 from ..types.blocks import Block, ParsedDocument, TaggedFact
 from ..types.offsets import OffsetMap
+from .artefacts import Artefact, DamagedArtefact, report_damage
+from .files import safe_name, table_of, write_json, write_parquet
 
 BLOCK_SCHEMA = pa.schema([
     ("doc_id", pa.string()),

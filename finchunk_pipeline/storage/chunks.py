@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from ..types.chunks import Chunk
 from .artefacts import VersionedTables
 from .files import table_of
-from ..types.chunks import Chunk
 
 SPAN = pa.struct([("start", pa.int64()), ("end", pa.int64())])
 CHUNK_SCHEMA = pa.schema([

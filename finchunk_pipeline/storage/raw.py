@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..hashing import sha256_bytes
 from .artefacts import check_files, report_damage
 from .files import write_bytes
-from ..hashing import sha256_bytes
 
 EXTENSIONS = {"markdown": "md", "html": "html", "text": "txt", "pdf": "pdf"}
 

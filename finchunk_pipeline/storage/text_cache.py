@@ -16,8 +16,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import shards as shards_module
-from .shards import compact, read_shard, shards, write_shard
 from .files import safe_name
+from .shards import compact, read_shard, shards, write_shard
 
 MAX_SHARDS = shards_module.MAX_SHARDS  # (a module attribute: tests lower it)
 CACHE_SCHEMA = pa.schema([("key", pa.string()), ("text", pa.string()),

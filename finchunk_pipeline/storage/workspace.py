@@ -9,12 +9,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..hashing import stable_hash
+from ..settings import Settings
+from .blocks import BlockStore
 from .chunks import ChunkStore
 from .enrichments import EnrichmentStore
-from .blocks import BlockStore
-from ..settings import Settings
 from .files import safe_name
-from ..hashing import stable_hash
 
 
 def corpus_key(corpus_dir: Path) -> str:

@@ -16,8 +16,8 @@ from typing import Iterator
 import pyarrow as pa
 
 from ...corpus import schema
-from ...parse.content import controls_as_spaces
 from ...corpus.loader import document_bytes, load_corpus
+from ...parse.content import controls_as_spaces
 from ...parse.registry import UnsupportedDocument, select_parser
 from ...storage.files import write_json, write_parquet
 from . import FilingInput, GeneratedGold, generate

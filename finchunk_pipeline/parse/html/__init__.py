@@ -45,9 +45,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ...hashing import sha256_text
+from ...types.blocks import ParsedDocument
 from .. import ixbrl
 from ..gcpause import without_gc
-from ...types.blocks import ParsedDocument
 from .blocks import BlockBuilder
 from .outer import outer_span
 from .tokenizer import TokenSink, tokenize

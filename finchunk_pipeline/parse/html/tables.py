@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..lines import UNIT
 from ...types.blocks import Block, BlockKind
+from ..lines import UNIT
 from .atoms import MARK_FIND, MARKLIKE, Atoms
 from .elements import colspan_of
 from .writer import BlockWriter

@@ -22,9 +22,9 @@ import html as std_html
 import re
 from dataclasses import dataclass, field
 
+from ...types.blocks import TaggedFact
 from ..html.elements import VOID
 from ..html.tokenizer import tokenize
-from ...types.blocks import TaggedFact
 from .resources import Resources
 from .transforms import number
 
