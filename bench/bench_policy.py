@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import rankdata
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -147,11 +148,10 @@ def main(argv: list[str] | None = None) -> int:
             if label == held or (group and label not in group):
                 continue
             means = {n: np.mean(list(recalls[n].values())) for n in sorted(evidence_names) if n in recalls}
-            for n, m in means.items():
-                # tied sets share their mean rank: no set's rank depends on the order names come in
-                above = sum(1 for o in means.values() if o > m)
-                tied = sum(1 for o in means.values() if o == m)
-                ranks[n].setdefault(label, []).append(above + (tied + 1) / 2)
+            # rank 1 = the highest recall; tied sets share their mean rank, so no set's rank
+            # depends on the order names come in
+            for n, rank in zip(means, rankdata([-m for m in means.values()], method="average")):
+                ranks[n].setdefault(label, []).append(float(rank))
         scored = {n: np.mean([np.mean(v) for v in per_set.values()]) for n, per_set in ranks.items() if per_set}
         if not scored:
             continue

@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ROOT / "docs" / "benchmarks"
 PEERS = "data/chunkers-peers.yaml"
+FINCHUNK = str(ROOT / ".venv" / "bin" / "finchunk")  # the command `make` installs
 
 
 @dataclass(frozen=True)
@@ -147,9 +148,14 @@ def grid_sets(chunkers: str) -> str:
                     if STRATEGIES[c.strategy].family != "other" and not c.enrich)
 
 
+def run_folder(run: Run, where: dict[str, str]) -> Path:
+    """Where ``run`` keeps its data root (store/), report (out/) and Dagster instance (dh/)."""
+    return Path(where["runs"]) / run.name
+
+
 def run_command(run: Run, where: dict[str, str]) -> list[str]:
-    folder = Path(where["runs"]) / run.name
-    cmd = [str(ROOT / ".venv" / "bin" / "finchunk"), "run", "--corpus", run.corpus.format(**where),
+    folder = run_folder(run, where)
+    cmd = [FINCHUNK, "run", "--corpus", run.corpus.format(**where),
            "--chunkers", run.chunkers, "--retrievers", run.retrievers,
            "--data", str(folder / "store"), "--out", str(folder / "out")]
     if run.chunk_sets:
@@ -159,14 +165,13 @@ def run_command(run: Run, where: dict[str, str]) -> list[str]:
 
 def ensure(run: Run, where: dict[str, str]) -> None:
     """Run ``run`` unless its report is there (and its corpus first, when it is generated)."""
-    folder = Path(where["runs"]) / run.name
+    folder = run_folder(run, where)
     if (folder / "out" / "evaluation.json").exists():
         print(f"run {run.name}: reused ({folder})")
         return
-    finchunk = str(ROOT / ".venv" / "bin" / "finchunk")
     corpus = Path(run.corpus.format(**where))
     if run.corpus_from and not (corpus / "documents.parquet").exists():
-        subprocess.run([finchunk, *fill(run.corpus_from, where)], cwd=ROOT, check=True)
+        subprocess.run([FINCHUNK, *fill(run.corpus_from, where)], cwd=ROOT, check=True)
     env = dict(os.environ, DAGSTER_HOME=str(folder / "dh"), HF_HUB_OFFLINE="1", **run.env)
     (folder / "dh").mkdir(parents=True, exist_ok=True)
     print(f"run {run.name}: {' '.join(run_command(run, where)[:12])} ... (cold here: {run.cold})", flush=True)
