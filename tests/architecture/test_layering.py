@@ -71,10 +71,21 @@ def _imports() -> list[tuple[str, str, int]]:
 PURE_STAGES = ("chunking",)
 
 
+def _upward(imports) -> list[str]:
+    """The imports of a room by a room below it."""
+    floor = {room: i for i, room in enumerate(FLOORS)}
+    return [f"{module} (line {line}) imports {room}" for module, room, line in imports
+            if room in floor and _room(module) in floor and floor[room] > floor[_room(module)]]
+
+
+def _impure(imports) -> list[str]:
+    """The imports of storage/ by a stage that is to be pure."""
+    return [f"{module} (line {line})" for module, room, line in imports
+            if room == "storage" and _room(module) in PURE_STAGES]
+
+
 def test_pure_stages_import_nothing_of_storage():
-    impure = [f"{module} (line {line})" for module, room, line in _imports()
-              if room == "storage" and _room(module) in PURE_STAGES]
-    assert impure == []
+    assert _impure(_imports()) == []
 
 
 def test_every_room_has_a_floor():
@@ -83,20 +94,21 @@ def test_every_room_has_a_floor():
 
 
 def test_no_import_runs_up():
-    floor = {room: i for i, room in enumerate(FLOORS)}
-    up = [f"{module} (line {line}) imports {room}"
-          for module, room, line in _imports()
-          if room in floor and _room(module) in floor and floor[room] > floor[_room(module)]]
-    assert up == []
+    assert _upward(_imports()) == []
 
 
-def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
-    """The rule is not vacuous: an import of a stage from storage is found."""
+def test_the_checks_see_an_upward_import_and_an_impure_stage(tmp_path, monkeypatch):
+    """The rules are not vacuous: storage importing a stage runs up, and chunking importing
+    storage is impure — both found in a package written to show them."""
     fake = tmp_path / PACKAGE.name
     (fake / "storage").mkdir(parents=True)
     (fake / "chunking").mkdir()
     (fake / "__init__.py").write_text("")
     (fake / "storage" / "__init__.py").write_text("from ..chunking import config\n")
-    (fake / "chunking" / "__init__.py").write_text("")
+    (fake / "chunking" / "__init__.py").write_text("from ..storage import files\n")
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
-    assert [(m, r) for m, r, _ in _imports()] == [("finchunk_pipeline.storage", "chunking")]
+    found = _imports()
+    assert sorted((m, r) for m, r, _ in found) == [("finchunk_pipeline.chunking", "storage"),
+                                                    ("finchunk_pipeline.storage", "chunking")]
+    assert _upward(found) == ["finchunk_pipeline.storage (line 1) imports chunking"]
+    assert _impure(found) == ["finchunk_pipeline.chunking (line 1)"]
