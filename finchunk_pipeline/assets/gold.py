@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
 from ..evaluation.xbrl_gold.stored import CODE, GoldFiles, GoldOptions, build_generated_gold
-from ..storage.artefacts import code_version
+from ..code_versions import code_version
 from .documents import parsed_blocks
 from .resources import PipelineResource
 

@@ -16,7 +16,8 @@ from ..index.build import build_index, index_code_version, index_key
 from ..index.documents import document_texts
 from ..index.languages import document_languages, languages_key
 from ..index.registry import IndexSettings, indexes_to_build
-from ..storage.artefacts import Artefact, artefact_key, code_version, reuse_or_build
+from ..code_versions import code_version
+from ..storage.artefacts import Artefact, artefact_key, reuse_or_build
 from .chunks import chunk_sets
 from .enrichment import chunk_enrichment, enrichment_store
 from .partitions import chunk_set_partitions

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..storage.artefacts import PACKAGE, code_hash
+from ..code_versions import PACKAGE, code_hash
 
 # bumped by hand only when the payload's meaning changes without any code in the sources changing
 EVALUATION_VERSION = "3"

@@ -37,7 +37,8 @@ import numpy as np
 
 from ..hashing import sha256_text, stable_hash
 from ..lang.numbers import COMMA_DECIMAL
-from ..storage.artefacts import code_version, report_damage
+from ..code_versions import code_version
+from ..storage.artefacts import report_damage
 from ..storage.files import STALE_TEMP_SECONDS, is_temp_file, read_json, safe_name, write_bytes, write_json
 from .analyzer import ANALYSIS_MODULES, DEFAULT_ANALYZER, get_analyzer
 from .bm25 import BM25Index, top_k

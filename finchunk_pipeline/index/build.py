@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from ..code_versions import code_version
 from ..storage.artefacts import (
     LOCAL,
     Artefact,
@@ -20,7 +21,6 @@ from ..storage.artefacts import (
     Transfer,
     artefact_key,
     check_files,
-    code_version,
     read_marker,
     reuse_or_build,
 )

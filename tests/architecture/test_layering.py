@@ -18,7 +18,7 @@ PACKAGE = Path(finchunk_pipeline.__file__).parent
 
 FLOORS = (
     # the foundation: no stage, no storage
-    "settings", "hashing", "lang", "memory", "types", "progress",
+    "settings", "hashing", "code_versions", "lang", "memory", "types", "progress",
     # persistence, in one place: writes only what the stages hand it
     "storage",
     # the model stack: token counting, the embedder (its cache is stored)

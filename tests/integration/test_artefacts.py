@@ -1,7 +1,8 @@
 """artefacts.py: reuse when the marker carries the key and the data is there, build otherwise."""
 from pathlib import Path
 
-from finchunk_pipeline.storage.artefacts import Artefact, artefact_key, code_hash, code_version, reuse_or_build
+from finchunk_pipeline.code_versions import code_hash, code_version
+from finchunk_pipeline.storage.artefacts import Artefact, artefact_key, reuse_or_build
 from finchunk_pipeline.hashing import sha256_bytes
 
 

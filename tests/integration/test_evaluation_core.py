@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pyarrow.parquet as pq
 from dagster import DagsterInstance
 
-from finchunk_pipeline.storage.artefacts import PACKAGE
+from finchunk_pipeline.code_versions import PACKAGE
 from finchunk_pipeline import load_chunker_configs
 from finchunk_pipeline.chunking.chunk_set import inputs_hash
 from finchunk_pipeline.evaluation.chunk_set import (ChunkSetEvaluation, EvaluationOptions, evaluate_chunk_set,

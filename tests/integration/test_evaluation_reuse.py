@@ -6,7 +6,7 @@ import shutil
 from dagster import DagsterInstance
 
 import finchunk_pipeline.assets.evaluation as evaluation_asset
-from finchunk_pipeline.storage.artefacts import PACKAGE, code_hash
+from finchunk_pipeline.code_versions import PACKAGE, code_hash
 from finchunk_pipeline.evaluation.code import evaluation_source_files
 
 from tests.integration.test_pipeline_dagster import make_pipeline, run_chunk_set, run_documents

@@ -13,7 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ...corpus import schema
-from ...storage.artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, code_version, reuse_or_build
+from ...code_versions import code_version
+from ...storage.artefacts import LOCAL, Artefact, Outcome, Transfer, artefact_key, reuse_or_build
 from ...storage.blocks import BlockStore
 from ...storage.files import read_json, write_parquet
 from . import EVIDENCE, GENERATOR_VERSION, PER_DOCUMENT, FilingInput, GeneratedGold, generate
