@@ -145,15 +145,13 @@ def _recall_rows(data_root: Path, corpus_dir: Path, qids: set[str], budgets=(200
     import numpy as np
     import pyarrow.parquet as pq
 
-    from finchunk_pipeline import load_chunker_configs
-    from finchunk_pipeline.storage.chunks import spans_of
+    from finchunk_pipeline import Settings, Workspace, load_chunker_configs
     from finchunk_pipeline.corpus import load_corpus
     from finchunk_pipeline.evaluation.assembler import DeliveredChunk
     from finchunk_pipeline.evaluation.budget import score_budgets
     from finchunk_pipeline.evaluation.retrieval import DEPTH
     from finchunk_pipeline.index import registry
-    from finchunk_pipeline import Settings
-    from finchunk_pipeline import Workspace
+    from finchunk_pipeline.types.chunks import spans_of
 
     ws = Workspace(Settings(corpus_dir=corpus_dir.resolve(), data_root=data_root.resolve()))
     corpus = load_corpus(corpus_dir)

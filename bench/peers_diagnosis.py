@@ -32,16 +32,18 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from finchunk_pipeline import (
+    evaluate_retriever,  # noqa: E402
+    load_retriever,  # noqa: E402
+)
 from finchunk_pipeline.assets.resources import PipelineResource  # noqa: E402
-from finchunk_pipeline.storage.chunks import spans_of  # noqa: E402
 from finchunk_pipeline.evaluation.compare import best, mean_recall, paired_bootstrap  # noqa: E402
 from finchunk_pipeline.evaluation.expander import parent_expander  # noqa: E402
-from finchunk_pipeline import evaluate_retriever  # noqa: E402
 from finchunk_pipeline.evaluation.retrieval import gold_spans
 from finchunk_pipeline.evaluation.retriever_modes import CHUNK_COLUMNS  # noqa: E402
-from finchunk_pipeline import load_retriever  # noqa: E402
 from finchunk_pipeline.index.registry import LoadRequest
 from finchunk_pipeline.storage.files import read_json  # noqa: E402
+from finchunk_pipeline.types.chunks import spans_of  # noqa: E402
 
 VARIANTS = ("evidence", "evidence-lean", "evidence-wide", "structure", "structure-h", "auto", "auto-h",
             "packed", "packed-h", "paragraph")

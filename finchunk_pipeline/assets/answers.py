@@ -80,7 +80,7 @@ def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -
     """One column per representation of ``cfg``: each question's delivered context, its gold
     recall and whether it contains the reference answer."""
     from ..index.representations import load_representation, representation_exists
-    from ..storage.chunks import spans_of
+    from ..types.chunks import spans_of
 
     index_dir = ws.index_dir(cfg.version_name)
     reps = ["source"]

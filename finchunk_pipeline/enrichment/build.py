@@ -19,9 +19,10 @@ import pyarrow as pa
 
 from ..hashing import stable_hash
 from ..storage.blocks import BlockStore
-from ..storage.chunks import ChunkStore, spans_of
+from ..storage.chunks import ChunkStore
 from ..storage.enrichments import EnrichmentStore
 from ..storage.text_cache import TextCache
+from ..types.chunks import spans_of
 from .model import (
     ENRICHMENT_SCHEMA,
     LLM,

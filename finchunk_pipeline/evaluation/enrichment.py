@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..index.representations import REPRESENTATIONS
-from ..storage.chunks import spans_of
+from ..types.chunks import spans_of
 from .coverage import RETRIEVED_FRACTION, coverage_fraction, merge_spans
 from .retrieval import MODES, evaluate_retriever
 

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..storage.chunks import spans_of
+from ..types.chunks import spans_of
 from .assembler import DeliveredChunk
 from .budget import BUDGETS, REPORT_BUDGET  # noqa: F401  (REPORT_BUDGET re-exported)
 from .metrics import BASE, REPORT_K, QuestionRun, Scored, metrics  # noqa: F401  (REPORT_K re-exported)

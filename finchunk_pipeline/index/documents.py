@@ -12,8 +12,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..storage.chunks import spans_of
-from ..types.chunks import SPAN_JOINER
+from ..types.chunks import SPAN_JOINER, spans_of
 
 
 def pieces(source_text: str, view_spans: Iterable[tuple[int, int]]) -> list[tuple[int, int, str]]:

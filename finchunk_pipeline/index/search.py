@@ -26,8 +26,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..storage.chunks import spans_of
 from ..storage.workspace import Workspace
+from ..types.chunks import spans_of
 from .build import index_damage
 from .registry import LoadRequest, index_exists, load_retriever
 from .registry import get as registry_get

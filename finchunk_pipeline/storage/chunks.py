@@ -35,11 +35,6 @@ def chunks_to_table(chunks: list[Chunk]) -> pa.Table:
                                            "section_path": list})
 
 
-def spans_of(value) -> list[tuple[int, int]]:
-    """Spans column cell (list of {start, end}) -> list of tuples."""
-    return [(int(s["start"]), int(s["end"])) for s in value]
-
-
 class ChunkStore(VersionedTables):
     """``<root>/<config version name>/chunks.parquet`` + manifest.json (artefacts.VersionedTables);
     ``write`` takes ``chunks_to_table(chunks)``."""

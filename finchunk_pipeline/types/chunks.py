@@ -32,3 +32,8 @@ class Chunk:
     @property
     def n_chars(self) -> int:
         return len(self.source_text)
+
+
+def spans_of(value) -> list[tuple[int, int]]:
+    """Spans column cell (list of {start, end}) -> list of tuples."""
+    return [(int(s["start"]), int(s["end"])) for s in value]

@@ -9,15 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from finchunk_pipeline import BlockStore, ChunkerConfig, ChunkStore, build_chunk_set
 from finchunk_pipeline.chunking.bound import span_chars
-from finchunk_pipeline import ChunkerConfig
-from finchunk_pipeline import build_chunk_set
 from finchunk_pipeline.chunking.semantic import CAP_NOTE, TABLE_NOTE
-from finchunk_pipeline import ChunkStore
-from finchunk_pipeline.storage.chunks import spans_of
 from finchunk_pipeline.parse import markdown
-from finchunk_pipeline import BlockStore
-
+from finchunk_pipeline.types.chunks import spans_of
 from tests.unit.test_chunking_strategies import _fake_embed
 
 PARAS = "".join(f"Topic {i} grew by {i} percent in the year. Margins improved as costs fell. " for i in range(30))
