@@ -16,12 +16,24 @@ from .hashing import sha256_bytes, stable_hash
 PACKAGE = Path(__file__).resolve().parent  # finchunk_pipeline/
 
 
+def _tree(path: Path) -> ast.Module:
+    """A source file's AST, parsed once per text (the code hash and the import closure both
+    read it); callers must not change it."""
+    return _parsed(path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=4096)
+def _parsed(source: str) -> ast.Module:
+    return ast.parse(source)
+
+
 def _code_of(path: Path, drop: Iterable[str] = ()) -> str:
     """A module's code as its AST (comments, docstrings' formatting and layout aside),
     without the top-level functions/classes named in ``drop``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    drop = set(drop)
-    tree.body = [n for n in tree.body if getattr(n, "name", None) not in drop]
+    tree, drop = _tree(path), set(drop)
+    if drop:
+        tree = ast.Module(body=[n for n in tree.body if getattr(n, "name", None) not in drop],
+                          type_ignores=tree.type_ignores)
     return ast.dump(tree)
 
 
@@ -50,3 +62,65 @@ def _code_version(modules: tuple[str, ...]) -> str:
     inside = [f for f in files if f.is_relative_to(PACKAGE)]
     outside = [f for f in files if not f.is_relative_to(PACKAGE)]
     return code_hash(inside) + "".join(f"+{code_hash([f], root=f.parent)}" for f in outside)
+
+
+# --- the code a module runs: its imports, followed ---------------------------------------
+
+def _module_file(module: str, root: Path) -> Path | None:
+    """The file of the package's module ``module`` (dotted, from the package's name) under
+    ``root``, or None (not the package's, or no such module)."""
+    parts = module.split(".")
+    if parts[0] != root.name:
+        return None
+    base = root.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
+    """Every statement, nested ones included (an import is a statement: expressions need no
+    visit)."""
+    for node in body:
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+
+
+def _imported(path: Path, root: Path) -> set[str]:
+    """The package's modules the file imports, anywhere in it (imports inside functions
+    included: they run as surely, only later)."""
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    package = parts if path.name == "__init__.py" else parts[:-1]
+    package = package[:-1] if package and package[-1] == "__init__" else package
+    found = set()
+    for node in _statements(_tree(path).body):
+        if isinstance(node, ast.ImportFrom):
+            base = (".".join(package[:len(package) - node.level + 1] + [node.module or ""]).strip(".")
+                    if node.level else (node.module or ""))
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)  # `from pkg import module`
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return {m for m in found if _module_file(m, root) is not None}
+
+
+def import_closure(modules: Iterable[str], root: Path = PACKAGE, leave_out: Iterable[str] = ()) -> list[Path]:
+    """The files of ``modules`` and of every module of the package they import, followed to
+    the end (read from the sources under ``root``, nothing imported): the code they run. A
+    module in ``leave_out`` is neither counted nor followed. Dotted names start with the
+    package's name."""
+    leave_out, seen, todo = set(leave_out), set(), list(modules)
+    while todo:
+        module = todo.pop()
+        if module in seen or module in leave_out:
+            continue
+        seen.add(module)
+        path = _module_file(module, root)
+        if path is None:
+            raise ModuleNotFoundError(f"{module} is not a module of the package under {root}")
+        todo.extend(_imported(path, root))
+    return sorted({_module_file(m, root) for m in seen})

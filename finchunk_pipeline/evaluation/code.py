@@ -2,32 +2,38 @@
 
 Evaluation reuse is keyed to this hash (evaluation/chunk_set.py): editing a metric, a
 retriever or the parent expansion re-evaluates every chunk set, whether or not someone
-bumps ``EVALUATION_VERSION``. Report rendering, plots, the history file and the answers
-asset do not change an evaluation's results, so their modules are left out.
+bumps ``EVALUATION_VERSION``. The code is found by following imports
+(``code_versions.import_closure``) from the evaluation and from the modules its registries
+load by name (the built-in metrics, the built-in retrievers), so no list of files or folders is
+kept here: a module the evaluation starts to import counts from then on, wherever it lives.
+Report rendering, plots, the history file and the answers asset do not change an evaluation's
+results: they are left out (and not followed).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..code_versions import PACKAGE, code_hash
+from ..code_versions import PACKAGE, code_hash, import_closure
+from ..index.registry import BUILTIN as BUILTIN_RETRIEVERS
+from .metrics import BUILTIN as BUILTIN_METRICS
 
 # bumped by hand only when the payload's meaning changes without any code in the sources changing
 EVALUATION_VERSION = "3"
 
-# what an evaluation runs: the metrics and this package's core, the retrievers at query time,
-# (each registered one under index/entries/), the query embedder (models/embed.py and its ONNX
-# backend), the query analysis (lang/), the parent expansion and the query routing (paths
-# relative to finchunk_pipeline/)
-EVALUATION_SOURCES = ("evaluation/*.py", "index/*.py", "index/entries/*.py", "models/embed.py",
-                      "models/onnx_backend.py", "lang/*.py", "chunking/expand.py", "routing/*.py")
-NOT_EVALUATION_CODE = ("evaluation/report.py", "evaluation/cells.py", "evaluation/plots.py", "evaluation/history.py",
-                       "index/search.py", "evaluation/enrichment_report.py", "evaluation/answers.py")
+_PKG = PACKAGE.name
+# what runs an evaluation: the evaluation of a chunk set, and what its registries import by name
+EVALUATION_MODULES = (f"{_PKG}.evaluation.chunk_set",
+                      *(f"{_PKG}.evaluation.{m}" for m in BUILTIN_METRICS),
+                      *(f"{_PKG}.index.entries.{m}" for m in BUILTIN_RETRIEVERS))
+# what an evaluation imports that does not change its results
+NOT_EVALUATION_CODE = tuple(f"{_PKG}.{m}" for m in (
+    "evaluation.report", "evaluation.cells", "evaluation.plots", "evaluation.history",
+    "evaluation.enrichment_report", "evaluation.answers", "index.search"))
 
 
 def evaluation_source_files(root: Path = PACKAGE) -> list[Path]:
     """The source files an evaluation runs, under the package folder ``root``."""
-    files = {f for pattern in EVALUATION_SOURCES for f in root.glob(pattern)}
-    return sorted(f for f in files if f.relative_to(root).as_posix() not in NOT_EVALUATION_CODE)
+    return import_closure(EVALUATION_MODULES, root, leave_out=NOT_EVALUATION_CODE)
 
 
 def evaluation_code(root: Path = PACKAGE) -> str:

@@ -123,3 +123,17 @@ def test_evaluation_core_without_dagster(tmp_path, default_corpus_copy, chunkers
     assert read_json(job.path) == outcome.info
     assert sum(1 for _ in history.rglob("*.json*")) > runs_before
     assert pq.read_table(job.ws.manifest_path).num_rows > 0
+
+
+def test_the_evaluation_code_is_what_it_imports_wherever_it_lives(tmp_path):
+    # found by following imports, not by folder: the chunk table's spans reader (types/) counts,
+    # a comparison script's module under evaluation/ that no evaluation imports does not
+    root = tmp_path / "finchunk_pipeline"
+    shutil.copytree(PACKAGE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    before = evaluation_code(root)
+    compare = root / "evaluation" / "compare.py"
+    compare.write_text(compare.read_text() + "\nEDITED = 1\n")
+    assert evaluation_code(root) == before
+    types = root / "types" / "chunks.py"
+    types.write_text(types.read_text().replace('int(s["start"])', 'int(s["start"]) + 0'))
+    assert evaluation_code(root) != before
