@@ -39,6 +39,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "select_parser": ("parse.registry", "select_parser"),
     "register_parser": ("parse.registry", "register"),
     "UnsupportedDocument": ("parse.registry", "UnsupportedDocument"),
+    "parse_documents": ("build.blocks", "parse_documents"),
     # chunking
     "ChunkerConfig": ("chunk_sets", "ChunkerConfig"),
     "Chunker": ("chunking.chunker", "Chunker"),
