@@ -47,6 +47,9 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "parse_chunker_configs": ("chunk_sets", "parse_chunker_configs"),
     "chunk_document": ("chunking.document", "chunk_document"),
     "build_chunk_set": ("build.chunks", "build_chunk_set"),
+    # enrichment
+    "build_enrichment": ("build.enrichment", "build_enrichment"),
+    "EnrichmentError": ("enrichment.enriched_set", "EnrichmentError"),
     "Strategy": ("chunking.strategy", "Strategy"),
     "STRATEGIES": ("chunking.registry", "STRATEGIES"),
     "register_strategy": ("chunking.registry", "register"),
