@@ -8,7 +8,7 @@ Prints MB/s of source (UTF-8 bytes) per row and its ratio to
 RecursiveCharacterTextSplitter(500, 0, add_start_index=True) over the same texts; the goal
 of issue 16 is >= 1.5x. Absolute MB/s move with the machine's load; the ratio is the figure.
 
-With ``--workers N`` it also times the pipeline's parse stage (parse/corpus_parse.py: raw
+With ``--workers N`` it also times the pipeline's parse stage (build/blocks.py: raw
 store in, blocks files written) over the same documents in one process and in N processes
 (each round into an empty block store; starting the processes is counted), against the same
 single-process LangChain split. The parsers are the same; N processes use N cores.
@@ -58,9 +58,7 @@ def _stage_cases(sets: list[str], workers: int, tmp: Path) -> list[tuple[str, fl
     import pandas as pd
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-    from finchunk_pipeline import RawStore
-    from finchunk_pipeline.parse.corpus_parse import parse_documents
-    from finchunk_pipeline import BlockStore
+    from finchunk_pipeline import BlockStore, RawStore, parse_documents
 
     splitter = RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=0, add_start_index=True)
     out = []

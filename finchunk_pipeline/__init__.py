@@ -39,6 +39,7 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "select_parser": ("parse.registry", "select_parser"),
     "register_parser": ("parse.registry", "register"),
     "UnsupportedDocument": ("parse.registry", "UnsupportedDocument"),
+    "parse_documents": ("build.blocks", "parse_documents"),
     # chunking
     "ChunkerConfig": ("chunk_sets", "ChunkerConfig"),
     "Chunker": ("chunking.chunker", "Chunker"),
@@ -46,6 +47,9 @@ _PUBLIC: dict[str, tuple[str, str]] = {
     "parse_chunker_configs": ("chunk_sets", "parse_chunker_configs"),
     "chunk_document": ("chunking.document", "chunk_document"),
     "build_chunk_set": ("build.chunks", "build_chunk_set"),
+    # enrichment
+    "build_enrichment": ("build.enrichment", "build_enrichment"),
+    "EnrichmentError": ("enrichment.enriched_set", "EnrichmentError"),
     "Strategy": ("chunking.strategy", "Strategy"),
     "STRATEGIES": ("chunking.registry", "STRATEGIES"),
     "register_strategy": ("chunking.registry", "register"),

@@ -11,10 +11,10 @@ from dagster import (
     asset,
 )
 
+from ..build.blocks import parse_documents
 from ..evaluation.gold_resolution import resolve_from_blocks, summary, to_table
 from ..fetch.local import ingest_corpus
 from ..hashing import stable_hash
-from ..parse.corpus_parse import parse_documents
 from ..parse.ocr import from_settings as ocr_settings
 from ..parse.registry import parsers_version
 from ..progress import Progress

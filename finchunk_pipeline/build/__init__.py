@@ -2,4 +2,6 @@
 run the pure stage on data read from the stores and write what it returns. The Dagster assets
 (and the command line, the tests, the bench) call these; the stages themselves read and write
 nothing. ``chunks``: chunk sets.
+``blocks``: a corpus's parsed blocks (the parse stage over the raw and block stores).
+``enrichment``: a chunk set's enriched set (over the chunk, block and enrichment stores).
 """

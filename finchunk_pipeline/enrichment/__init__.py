@@ -11,6 +11,7 @@ retrieval through the enrichment is scored by the chunk's source spans like ever
 - ``structural``: the offline default, deterministic, from the parsed blocks;
 - ``llm``: an OpenAI-compatible chat endpoint (off unless declared; URL, model and key
   from the environment), through ``client.ChatClient``;
-- ``cache``: enrichments by (enricher version, chunk hash), shared by chunk sets and corpora;
-- ``build``: the enriched set of one chunk-set version, built from its stored chunks.
+- ``enriched_set``: the enriched set of one chunk set from its chunks, each enrichment looked
+  up first in a cache by (enricher version, chunk hash) shared by chunk sets and corpora
+  (storage/text_cache.py; the build over the stores: build/enrichment.py).
 """

@@ -237,7 +237,7 @@ class VersionedTables:
     every marker does) — a data file replaced or damaged after it (a rebuild in progress, one
     that died between the two writes, a truncated copy) does not pass for complete, and a
     damaged one is named in a warning. Chunk sets (storage/chunks.py) and enrichments
-    (enrichment/build.py) are these."""
+    (storage/enrichments.py) are these."""
 
     FILE = "data.parquet"
     WHAT = "artefact {}"        # how a message names one version

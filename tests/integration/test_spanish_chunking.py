@@ -127,7 +127,7 @@ def test_one_text_parsed_under_two_languages_is_stored_twice(tmp_path):
 
     from finchunk_pipeline import RawStore
     from finchunk_pipeline.parse.registry import parsers
-    from finchunk_pipeline.parse.corpus_parse import parse_documents
+    from finchunk_pipeline import parse_documents
     from finchunk_pipeline import BlockStore
 
     raw, blocks = RawStore(tmp_path / "raw"), BlockStore(tmp_path / "blocks")

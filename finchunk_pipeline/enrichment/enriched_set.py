@@ -1,27 +1,24 @@
-"""The enriched set of one chunk-set version, built from its stored chunks.
+"""The enriched set of one chunk set, from its chunks: a pure stage.
 
-``build_enrichment`` reads the chunk set's Parquet (stored under the chunking-only version,
-so no strategy runs) and each document's blocks from the block store (so no parser runs),
-looks every chunk up in the cache by (enricher version, chunk hash), enriches only the
-chunks not found, and writes ``<corpus>/enrichments/<version name>/enrichment.parquet`` (one
-row per chunk, in chunks.parquet order) and its manifest, last. The chunks are never
-rewritten: ``source_text`` and ``spans`` stay exactly as chunked.
+``enrich_chunk_set`` takes the chunk set's chunks (a table read from its Parquet) and the
+parsed-blocks manifest, hashes every chunk by what its enricher reads (``model.chunk_hash``),
+looks each up in a cache by that hash, enriches only the chunks not found (reading their
+documents through a function handed in) and puts what it made in the cache as it goes. It
+returns one enrichment row per chunk, in the chunks' order; the chunks are never rewritten:
+``source_text`` and ``spans`` stay exactly as chunked. Nothing here reads or writes a store
+(the reuse of a stored enriched set, the chunk, block and enrichment stores and the text
+cache's files: build/enrichment.py).
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Protocol, Sequence
 
 import pandas as pd
 import pyarrow as pa
 
 from ..hashing import stable_hash
-from ..storage.blocks import BlockStore
-from ..storage.chunks import ChunkStore
-from ..storage.enrichments import EnrichmentStore
-from ..storage.text_cache import TextCache
+from ..types.blocks import ParsedDocument
 from ..types.chunks import spans_of
 from .model import (
     ENRICHMENT_SCHEMA,
@@ -42,15 +39,28 @@ class EnrichmentError(RuntimeError):
     """Enrichment could not be completed (names the chunk set and what failed)."""
 
 
-@dataclass
-class EnrichmentResult:
-    version_name: str
-    built: bool
-    manifest: dict
-    usage: dict = field(default_factory=dict)
+class EnrichmentCache(Protocol):
+    """Enrichments by chunk hash (storage/text_cache.TextCache, under the enricher's version id)."""
 
+    def get_many(self, keys: Iterable[str]) -> dict[str, dict]: ...
+
+    def put_many(self, records: Sequence[dict]) -> None: ...
+
+
+# a document's blocks, given its record of the parsed-blocks manifest (doc_id, sha, parser_key)
+DocumentReader = Callable[[dict], ParsedDocument]
 
 CHUNK_COLUMNS = ["chunk_id", "doc_id", "spans", "view_spans", "section_path", "source_text", "block_ids"]
+
+
+@dataclass
+class EnrichedSet:
+    """What enriching a chunk set gave: one row per chunk, and what the manifest reports."""
+    table: pa.Table
+    chunks: int
+    enriched_now: int
+    cache_hits: int
+    usage: dict = field(default_factory=dict)
 
 
 def _ref(row) -> ChunkRef:
@@ -64,59 +74,54 @@ def enrichment_inputs(spec: EnrichSpec, chunks_manifest: dict) -> str:
     return stable_hash({"chunks": chunks_manifest["inputs"], "enricher": spec.version_id, "build": BUILD_VERSION})
 
 
-def build_enrichment(config, parsed: pd.DataFrame, blocks: BlockStore, chunks: ChunkStore, store: EnrichmentStore,
-                     cache_root: str | Path, client_factory: Callable[[], object] | None = None,
+def enrich_chunk_set(config, chunks: pd.DataFrame, parsed: pd.DataFrame, read_document: DocumentReader,
+                     cache: EnrichmentCache, client_factory: Callable[[], object] | None = None,
                      progress: Callable[[int, int], None] | None = None,
-                     log: Callable[[str], None] | None = None) -> EnrichmentResult:
-    """Build (or reuse) the enriched set of ``config`` (a ChunkerConfig with ``enrich``).
+                     log: Callable[[str], None] | None = None) -> EnrichedSet:
+    """The enrichment of every chunk of ``chunks`` (CHUNK_COLUMNS of ``config``'s chunk set, a
+    ChunkerConfig with ``enrich``): cached ones from ``cache``, the others made now (and put
+    in ``cache``) from their documents, read by ``read_document``.
 
     ``parsed``: the parsed-blocks manifest (doc_id, sha, parser_key + metadata).
     ``client_factory``: makes the LLM client (enrichment/client.ChatClient) for ``llm``;
     called only when some chunk is not cached. Raises EnrichmentError when chunks could not
     be enriched (the ones that were are cached: a re-run asks only for the rest)."""
     spec: EnrichSpec = config.enrich
-    if spec is None:
-        raise ValueError(f"chunk set {config.name} declares no enricher")
-    cm = chunks.manifest(config.chunks_version_name)
-    if cm is None:
-        raise EnrichmentError(f"chunk set {config.chunks_version_name} is missing: materialize chunk_sets first")
-    key = enrichment_inputs(spec, cm)
-    existing = store.fresh(config.version_name, key)
-    if existing is not None:
-        return EnrichmentResult(config.version_name, False, existing)
-    t0 = time.perf_counter()
     where = {r["doc_id"]: r for r in parsed.to_dict("records")}
     df = _hashed_chunks(config, chunks, where)
-    cache = TextCache(cache_root, spec.version_id)
     found = cache.get_many(set(df["chunk_hash"]))
     todo = df[~df["chunk_hash"].isin(found)].drop_duplicates("chunk_hash")
     usage: dict = {}
     new: dict[str, dict] = {}
     if len(todo):
         if spec.enricher == STRUCTURAL:
-            new = _structural(spec, todo, where, blocks, cache, progress)
+            new = _structural(spec, todo, where, read_document, cache, progress)
         elif spec.enricher == LLM:
-            new, usage = _llm(config, spec, todo, where, blocks, cache, client_factory, progress, log)
+            new, usage = _llm(config, spec, todo, where, read_document, cache, client_factory, progress, log)
         else:  # parse_enrich accepts only known enrichers
             raise ValueError(f"unknown enricher {spec.enricher!r}")
-    table = _enrichment_table(spec, df, new, found)
-    lengths = [len(t) for t in table.column("enrichment_text").to_pylist()]
-    manifest = {
+    return EnrichedSet(_enrichment_table(spec, df, new, found), len(df), len(new),
+                       int(df["chunk_hash"].isin(found).sum()), usage)
+
+
+def manifest(config, key: str, enriched: EnrichedSet, seconds: float) -> dict:
+    """The enriched set's manifest: what it is (``key``: its ``enrichment_inputs``), its
+    statistics, the LLM usage and the ``seconds`` its build took."""
+    spec: EnrichSpec = config.enrich
+    lengths = [len(t) for t in enriched.table.column("enrichment_text").to_pylist()]
+    return {
         "chunk_set": config.name, "version": config.version_name, "chunks_version": config.chunks_version_name,
         "enricher": spec.enricher, "enricher_version": spec.version_id, "enricher_params": spec.params,
-        "describe": spec.describe(), "inputs": key, "chunks": len(df),
-        "enriched_now": len(new), "cache_hits": int(df["chunk_hash"].isin(found).sum()),
+        "describe": spec.describe(), "inputs": key, "chunks": enriched.chunks,
+        "enriched_now": enriched.enriched_now, "cache_hits": enriched.cache_hits,
         "empty": sum(1 for n in lengths if n == 0),
         "mean_chars": (sum(lengths) / len(lengths)) if lengths else 0.0, "max_chars": max(lengths, default=0),
-        "usage": usage, "seconds": round(time.perf_counter() - t0, 3),
+        "usage": enriched.usage, "seconds": seconds,
     }
-    store.write(config.version_name, table, manifest)
-    return EnrichmentResult(config.version_name, True, manifest, usage)
 
 
-def _hashed_chunks(config, chunks: ChunkStore, where: dict[str, dict]) -> pd.DataFrame:
+def _hashed_chunks(config, df: pd.DataFrame, where: dict[str, dict]) -> pd.DataFrame:
     """The chunk set's chunks with ``chunk_hash``: what an enrichment of the chunk is cached by."""
-    df = chunks.read(config.chunks_version_name, columns=CHUNK_COLUMNS)
     missing_docs = sorted(set(df["doc_id"]) - set(where))
     if missing_docs:
         raise EnrichmentError(f"chunk set {config.chunks_version_name}: documents {missing_docs[:5]} are not in "
@@ -152,13 +157,13 @@ def _by_document(todo: pd.DataFrame):
         yield doc_id, group.to_dict("records")
 
 
-def _structural(spec, todo, where, blocks, cache, progress) -> dict[str, dict]:
+def _structural(spec, todo, where, read_document, cache, progress) -> dict[str, dict]:
     new: dict[str, dict] = {}
     pending: list[dict] = []
     done = 0
     for doc_id, rows in _by_document(todo):
         d = where[doc_id]
-        doc = blocks.read(d["parser_key"], d["sha"], doc_id=doc_id)
+        doc = read_document(d)
         meta = {k: d.get(k) for k in META_FIELDS}
         texts = enrich_document(doc, meta, [_ref(r) for r in rows], int(spec.params["max_chars"]),
                                 int(spec.params["key_terms"]))
@@ -176,7 +181,7 @@ def _structural(spec, todo, where, blocks, cache, progress) -> dict[str, dict]:
     return new
 
 
-def _llm(config, spec, todo, where, blocks, cache, client_factory, progress, log) -> tuple[dict, dict]:
+def _llm(config, spec, todo, where, read_document, cache, client_factory, progress, log) -> tuple[dict, dict]:
     from .llm import clean_output, enrich_jobs
 
     if client_factory is None:
@@ -208,7 +213,7 @@ def _llm(config, spec, todo, where, blocks, cache, client_factory, progress, log
         if client.fatal_error is not None:
             break
         d = where[doc_id]
-        doc = blocks.read(d["parser_key"], d["sha"], doc_id=doc_id)
+        doc = read_document(d)
         meta = {k: d.get(k) for k in META_FIELDS}
         for r in rows:
             chunk_of[r["chunk_hash"]] = r["chunk_id"]
