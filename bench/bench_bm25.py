@@ -35,6 +35,7 @@ from rank_bm25 import BM25Okapi
 from finchunk_pipeline.index.bm25 import top_k
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.tokenize import tokenize
+from finchunk_pipeline.storage.indexes import save_index
 
 
 def synthetic_chunks(n: int, seed: int = 0, vocab: int = 30_000) -> list[str]:
@@ -95,7 +96,7 @@ def build_ours(texts: list[str], analyzer: str, queries: list[str], k: int) -> t
     ours.search_many(queries[:1], k)
     build_s = time.perf_counter() - t
     with tempfile.TemporaryDirectory() as tmp:
-        ours.save(Path(tmp) / "bm25")
+        save_index(ours, Path(tmp) / "bm25")
         size = folder_mb(Path(tmp) / "bm25")
     return ours, build_s, size
 

@@ -1,5 +1,5 @@
 """Group "dense_indexing": per chunk set, the registered indexes that need the embedding model
-(the FAISS index over sentence embeddings), built or reused through index/build.py.
+(the FAISS index over sentence embeddings), built or reused through build/indexes.py.
 
 Embeddings come through the cache under ``<data root>/embeddings/<model id>/``, so a new
 chunk-set version embeds only the texts no earlier version had. An index is rebuilt only when
@@ -17,10 +17,10 @@ from dagster import (
     asset,
 )
 
-from ..index.build import build_index, index_code_version
+from ..build.indexes import build_index, build_representations_dense
+from ..index.keys import index_code_version
 from ..index.registry import IndexSettings, indexes_to_build
 from ..progress import Progress
-from ..storage.artefacts import reuse_or_build
 from .chunks import chunk_sets
 from .enrichment import chunk_enrichment
 from .indexes import reader
@@ -62,7 +62,7 @@ def _faiss_index(context: AssetExecutionContext, pipeline: PipelineResource, con
     t0 = time.perf_counter()
     outcomes = {}
     for name in names:
-        # the shared embedding cache: pulled before a build, pushed with the index (index/build.py)
+        # the shared embedding cache: pulled before a build, pushed with the index (build/indexes.py)
         outcomes[name] = build_index(name, folder, _with_cache(pipeline, ws, reader(ws, config)),
                                      chunks_manifest["inputs"], settings, pipeline)
     outcome, key = outcomes.get("dense") or next(iter(outcomes.values()))
@@ -105,27 +105,14 @@ def _metadata(config, folder, info: dict, built: bool, reps: dict | None, second
 def _representations_dense(context, pipeline: PipelineResource, config, ws, folder, chunks_manifest,
                            settings: IndexSettings) -> dict:
     """FAISS indexes over the enrichment and concat representations of an enriched chunk set
-    (index/representations.py); embeddings through the shared cache."""
-    from ..index.representations import build_representation_dense, representation_texts
+    (build/indexes.py); embeddings through the shared cache."""
     from .enrichment import enrichment_store
-    from .indexes import representation_artefact
 
     store = enrichment_store(ws)
-    em, key, artefact = representation_artefact(pipeline, ws, config, "dense", folder, chunks_manifest, settings,
-                                                "index.faiss")
-
-    def build() -> dict:
-        pipeline.pull(ws.settings.embeddings_dir)
-        chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "embedding_text"])
-        texts = representation_texts(chunks, store.read(config.version_name, columns=["chunk_id", "enrichment_text"]))
-        progress = Progress(f"chunk set {config.name} representations", "new texts embedded", context.log.info)
-        stats = build_representation_dense(texts, chunks["chunk_id"].tolist(), folder, settings.model_path,
-                                           settings.embeddings_dir, settings.dense_kind, progress,
-                                           settings.embed_backend)
-        pipeline.push(ws.settings.embeddings_dir)
-        return {"enricher_version": em["enricher_version"], "embed": stats}
-
-    outcome = reuse_or_build(artefact, key, build, pipeline)
+    progress = Progress(f"chunk set {config.name} representations", "new texts embedded", context.log.info)
+    outcome = build_representations_dense(
+        folder, reader(ws, config), lambda: store.read(config.version_name, columns=["chunk_id", "enrichment_text"]),
+        chunks_manifest["inputs"], pipeline.stored_enrichment(ws, config), settings, pipeline, progress)
     return {"built": outcome.built, **outcome.info}
 
 

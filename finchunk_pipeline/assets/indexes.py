@@ -1,5 +1,5 @@
 """Group "indexing": per chunk set, the BM25 index and every registered index that needs no
-embedding model (index/registry.py), each built or reused through index/build.py."""
+embedding model (index/registry.py), each built or reused through build/indexes.py."""
 
 import time
 
@@ -12,12 +12,12 @@ from dagster import (
     asset,
 )
 
-from ..index.build import build_index, index_code_version, index_key
-from ..index.documents import document_texts
+from ..build.indexes import build_index, build_representations_bm25
+from ..hashing import stable_hash
+from ..index.keys import index_code_version
 from ..index.languages import document_languages, languages_key
 from ..index.registry import IndexSettings, indexes_to_build
-from ..code_versions import code_version
-from ..storage.artefacts import Artefact, artefact_key, reuse_or_build
+from ..storage.indexes import DocumentIndexFolder
 from .chunks import chunk_sets
 from .enrichment import chunk_enrichment, enrichment_store
 from .partitions import chunk_set_partitions
@@ -44,52 +44,22 @@ def lexical_settings(pipeline: PipelineResource, ws) -> IndexSettings:
     langs, override, lang_key = bm25_languages(pipeline, ws)
     return IndexSettings(analyzer=analyzer, doc_prior=prior, statement_prior=pipeline.statement_prior_weight(),
                          doc_languages=langs, language_override=override,
-                         languages_key=lang_key, documents_dir=ws.bm25_documents_dir)
+                         languages_key=lang_key, documents=DocumentIndexFolder(ws.bm25_documents_dir))
 
 
 def reader(ws, config):
     return lambda columns: ws.chunks.read(config.chunks_version_name, columns=list(columns))
 
 
-def representation_artefact(pipeline: PipelineResource, ws, config, index: str, folder, chunks_manifest: dict,
-                            settings: IndexSettings, required: str) -> tuple[dict, str, Artefact]:
-    """(the enrichment's manifest, the key, the artefact) of the ``index`` over an enriched chunk
-    set's representations (index/representations.py): keyed by the chunks, the enrichment, the
-    index's settings and code, and the representations' code; ``required``: the file each
-    representation's index must have."""
-    from ..index.representations import INDEXED, rep_dir
-
-    em = pipeline.stored_enrichment(ws, config)
-    key = index_key(index, chunks_manifest["inputs"], settings, enrichment=em["inputs"],
-                    representations=code_version("finchunk_pipeline.index.representations"))
-    artefact = Artefact(folder / f"rep-{index}.json", tuple(rep_dir(folder, r) / index for r in INDEXED),
-                        tuple(rep_dir(folder, r) / index / required for r in INDEXED),
-                        recorded=tuple(rep_dir(folder, r) / index for r in INDEXED))
-    return em, key, artefact
-
-
 def _representations_bm25(context, pipeline: PipelineResource, config, ws, folder, chunks_manifest,
                           settings: IndexSettings) -> dict:
     """BM25 over the enrichment and concat representations of an enriched chunk set
-    (index/representations.py), rebuilt when the chunks, the enrichment or their code change."""
-    from ..index.representations import build_representation_bm25, representation_texts
-
+    (build/indexes.py), rebuilt when the chunks, the enrichment or their code change."""
     store = enrichment_store(ws)
-    em, key, artefact = representation_artefact(pipeline, ws, config, "bm25", folder, chunks_manifest, settings,
-                                                "bm25.npz")
-
-    def build() -> dict:
-        chunks = ws.chunks.read(config.chunks_version_name, columns=["chunk_id", "doc_id", "embedding_text",
-                                                                      "source_text", "view_spans"])
-        texts = representation_texts(chunks, store.read(config.version_name, columns=["chunk_id", "enrichment_text"]))
-        prior = settings.doc_prior
-        vocab = build_representation_bm25(texts, folder, settings.analyzer, chunks["doc_id"].tolist(),
-                                          document_texts(chunks) if prior else None, prior, settings.doc_languages,
-                                          settings.language_override, settings.documents_dir)
-        context.log.info(f"{config.version_name}: BM25 over the representations {list(vocab)} built")
-        return {"enricher_version": em["enricher_version"], "vocabulary": vocab}
-
-    outcome = reuse_or_build(artefact, key, build, pipeline)
+    outcome = build_representations_bm25(
+        folder, reader(ws, config), lambda: store.read(config.version_name, columns=["chunk_id", "enrichment_text"]),
+        chunks_manifest["inputs"], pipeline.stored_enrichment(ws, config), settings, pipeline,
+        log=lambda message: context.log.info(f"{config.version_name}: {message}"))
     return {"built": outcome.built, **outcome.info}
 
 
@@ -117,7 +87,7 @@ def _bm25_index(context: AssetExecutionContext, pipeline: PipelineResource, conf
             **({"other_indexes": MetadataValue.json({n: {"built": o.built} for n, (o, _) in others.items()})}
                if others else {}),
         },
-        data_version=DataVersion(key if len(keys) == 1 else artefact_key(indexes=keys)),
+        data_version=DataVersion(key if len(keys) == 1 else stable_hash({"indexes": keys}, n=16)),
     )
 
 

@@ -67,7 +67,8 @@ def loads_model(name: str) -> bool:
 
 def run(args) -> int:
 
-    from ..index.search import Filters, resolve_chunk_set, search_with_route
+    from ..build.search import resolve_chunk_set, search_with_route
+    from ..index.search import Filters
     from ..settings import Settings
     from ..storage.workspace import Workspace
 

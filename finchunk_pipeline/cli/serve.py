@@ -191,7 +191,7 @@ def make_server(searcher, port: int = 0, *, timeout: float = IDLE_TIMEOUT,
 
 def run(args) -> int:
 
-    from ..index.search import Searcher, resolve_chunk_set
+    from ..build.search import open_searcher, resolve_chunk_set
     from ..settings import Settings
     from ..storage.workspace import Workspace
     from .search import MODEL_LOAD_SECONDS, choose_retriever, loads_model
@@ -203,7 +203,7 @@ def run(args) -> int:
     print(f"{retriever} search of chunk set {version}{why}", file=sys.stderr, flush=True)
     if loads_model(retriever):
         print(f"  loading the embedding model (~{MODEL_LOAD_SECONDS} s, once) ...", file=sys.stderr, flush=True)
-    searcher = Searcher(version, retriever, ws, args.model)
+    searcher = open_searcher(version, retriever, ws, args.model)
     searcher.search("warm up", 1)  # the first query loads what is loaded lazily
     server = make_server(searcher, args.port)
 

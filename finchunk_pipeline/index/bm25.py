@@ -12,16 +12,15 @@ Common terms are added as dense vectors; top-k needs no full sort (``top_k``).
 """
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 from scipy import sparse
 
-from ..storage.files import atomic_path, write_parquet
+from .files import Parts, Traversable, read_table
 
 
 @dataclass
@@ -151,25 +150,21 @@ class BM25Index:
             self.score_into(out[i], self.query_terms(tokens))
         return out
 
-    def save(self, folder: str | Path) -> None:
+    def to_files(self) -> Parts:
         """``vocab.parquet`` (term, idf) and ``bm25.npz``: the weights term-major (CSC)."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
         terms = sorted(self.vocab, key=self.vocab.get)
-        write_parquet(folder / "vocab.parquet", pa.table({"term": terms, "idf": self.idf}))
         w = self.weights.tocsc()
-        with atomic_path(folder / "bm25.npz") as tmp:
-            with open(tmp, "wb") as fh:
-                np.savez(fh, data=w.data, indices=w.indices, indptr=w.indptr, shape=np.array(w.shape),
-                         params=np.array([self.k1, self.b, self.epsilon]), layout=np.array("csc"))
+        buf = io.BytesIO()
+        np.savez(buf, data=w.data, indices=w.indices, indptr=w.indptr, shape=np.array(w.shape),
+                 params=np.array([self.k1, self.b, self.epsilon]), layout=np.array("csc"))
+        return {"vocab.parquet": pa.table({"term": terms, "idf": self.idf}), "bm25.npz": buf.getvalue()}
 
     @classmethod
-    def load(cls, folder: str | Path) -> "BM25Index":
+    def from_files(cls, folder: Traversable) -> "BM25Index":
         """Reads the term-major layout, and the document-major one saved before it."""
-        folder = Path(folder)
-        vocab_t = pq.read_table(folder / "vocab.parquet")
+        vocab_t = read_table(folder / "vocab.parquet")
         terms = vocab_t.column("term").to_pylist()
-        with np.load(folder / "bm25.npz", allow_pickle=False) as z:
+        with (folder / "bm25.npz").open("rb") as fh, np.load(fh, allow_pickle=False) as z:
             matrix = sparse.csc_matrix if "layout" in z and str(z["layout"]) == "csc" else sparse.csr_matrix
             weights = matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"])).tocsc()
             k1, b, eps = (float(x) for x in z["params"])

@@ -26,22 +26,16 @@ English-only index is exactly the index it was before languages existed.
 """
 from __future__ import annotations
 
-import os
-import shutil
-import time
-import uuid
-from pathlib import Path
 from typing import Iterator, Protocol, Sequence
 
 import numpy as np
 
+from ..code_versions import code_version
 from ..hashing import sha256_text, stable_hash
 from ..lang.numbers import COMMA_DECIMAL
-from ..code_versions import code_version
-from ..storage.artefacts import report_damage
-from ..storage.files import STALE_TEMP_SECONDS, is_temp_file, read_json, safe_name, write_bytes, write_json
 from .analyzer import ANALYSIS_MODULES, DEFAULT_ANALYZER, get_analyzer
 from .bm25 import BM25Index, top_k
+from .files import Parts, SharedIndexes, Traversable, npy_bytes, read_json, read_npy, under
 from .languages import IndexLanguages, languages_key
 from .statements import named_statements, row_statements
 
@@ -59,44 +53,28 @@ class Retriever(Protocol):
                     allowed: Sequence[np.ndarray | None] | None = None) -> list[Hits]: ...
 
 
-DOCUMENT_INDEXES_KEPT = 4  # copies kept in a documents folder (the newest; an older one is built again if asked)
-
-
 def document_index(analyzer: str, docs: Sequence[tuple[str, str, str]],
-                   documents_dir: str | Path | None = None) -> BM25Index:
+                   shared: SharedIndexes | None = None) -> BM25Index:
     """The document-level BM25 index of ``docs`` ((doc_id, analysis language, text) in index
     order). Every chunk set that loses no text recovers the same document texts
-    (documents.py), so with ``documents_dir`` a corpus's documents are analysed once, not once
-    per chunk set (and per enriched representation): the index is kept there under a key of the
-    analysis code (the BM25 index's own modules), each document's id, analyzer key (name,
-    version, language and its data version) and text hash, written then renamed into place, and
-    later builds — in any process — load it. Without it, built each time."""
+    (documents.py), so with ``shared`` (the store's document indexes) a corpus's documents are
+    analysed once, not once per chunk set (and per enriched representation): the index is kept
+    there under a key of the analysis code (the BM25 index's own modules), each document's id,
+    analyzer key (name, version, language and its data version) and text hash, and later
+    builds — in any process — load it. Without it, built each time."""
     def build() -> BM25Index:
         return BM25Index.build([get_analyzer(analyzer, lang).terms(text) for _, lang, text in docs])
 
-    if documents_dir is None:
+    if shared is None:
         return build()
     key = stable_hash({"code": code_version(*ANALYSIS_MODULES, BM25Index.__module__),
                        "docs": [[d, get_analyzer(analyzer, lang).key, _terms_text_hash(text, lang)]
                                 for d, lang, text in docs]}, n=16)
-    folder = Path(documents_dir) / f"{safe_name(analyzer)}-{key}"
-    if (folder / "bm25.npz").is_file():
-        try:
-            index = BM25Index.load(folder)
-            os.utime(folder)  # the newest are kept
-            return index
-        except Exception as exc:  # noqa: BLE001 - removed meanwhile, or damaged (said): built again
-            if not isinstance(exc, FileNotFoundError):
-                report_damage(f"{folder} cannot be read ({type(exc).__name__}: {exc})", "built again")
-            shutil.rmtree(folder, ignore_errors=True)
-    index = build()
-    tmp = folder.with_name(f".{folder.name}.{uuid.uuid4().hex[:12]}.tmp")  # storage.is_temp_file's names
-    index.save(tmp)
-    try:
-        tmp.rename(folder)
-    except OSError:  # another process put the same index there first
-        shutil.rmtree(tmp, ignore_errors=True)
-    _forget_oldest(Path(documents_dir))
+    name = f"{analyzer}-{key}"
+    index = shared.load(name, BM25Index.from_files)
+    if index is None:
+        index = build()
+        shared.keep(name, index.to_files())
     return index
 
 
@@ -111,24 +89,6 @@ def _terms_text_hash(text: str, language: str) -> str:
     if language in COMMA_DECIMAL:
         return sha256_text(text)
     return "ws:" + sha256_text(" ".join(text.split()))
-
-
-def _forget_oldest(documents_dir: Path) -> None:
-    """Keep the newest copies, and remove the temporary folders a killed build left behind
-    (untouched for ``STALE_TEMP_SECONDS``: a build in progress is younger)."""
-    now = time.time()
-    copies = []
-    for f in documents_dir.iterdir():
-        try:
-            if is_temp_file(f):
-                if f.is_dir() and now - f.stat().st_mtime >= STALE_TEMP_SECONDS:
-                    shutil.rmtree(f, ignore_errors=True)
-            elif f.is_dir():
-                copies.append((f.stat().st_mtime, f))
-        except FileNotFoundError:  # removed by another process meanwhile
-            continue
-    for _, old in sorted(copies, reverse=True)[DOCUMENT_INDEXES_KEPT:]:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 class BM25Retriever:
@@ -154,13 +114,13 @@ class BM25Retriever:
               doc_languages: dict[str, str] | None = None, language_override: str | None = None,
               section_paths: Sequence | None = None,
               statement_prior: float = DEFAULT_STATEMENT_PRIOR,
-              documents_dir: str | Path | None = None) -> "BM25Retriever":
+              documents: SharedIndexes | None = None) -> "BM25Retriever":
         """``doc_ids`` (per row) and ``doc_texts`` (per document) give the document prior;
         ``doc_languages`` ({doc_id: analysis language}, with ``doc_ids``) the analyzer of
         each row and document (English without); ``language_override`` is recorded so every
         query of an index built in one forced language is analysed in it too;
         ``section_paths`` (per row) the statement prior (with the document prior);
-        ``documents_dir``: where the document-level index is kept for other chunk sets
+        ``documents``: the store's document-level indexes, shared with other chunk sets
         (``document_index``)."""
         langs = IndexLanguages.of_rows(doc_ids, doc_languages, language_override)
         row_langs = [langs.of_doc(d) for d in doc_ids] if doc_ids is not None else [langs.main] * len(texts)
@@ -170,7 +130,7 @@ class BM25Retriever:
         docs = sorted(set(doc_ids))
         pos = {d: i for i, d in enumerate(docs)}
         doc_index = document_index(analyzer, [(d, langs.of_doc(d), doc_texts.get(d, "")) for d in docs],
-                                   documents_dir)
+                                   documents)
         statements = row_statements(section_paths) if section_paths is not None and statement_prior else None
         return cls(index, analyzer, doc_index, np.array([pos[d] for d in doc_ids], dtype=np.int64), doc_prior, langs,
                    statements, statement_prior)
@@ -191,26 +151,27 @@ class BM25Retriever:
         """The language of a question about ``doc_ids`` (their documents' language)."""
         return self.languages.of_question(doc_ids)
 
-    def save(self, folder: str | Path) -> None:
-        folder = Path(folder)
-        self.index.save(folder)
+    def to_files(self) -> Parts:
+        """Its chunk index's files, the document index's under ``documents/`` with the row ->
+        document map, the statement rows, and ``retriever.json`` (analyzer, priors, languages)."""
+        parts = self.index.to_files()
         if self.doc_index is not None:
-            self.doc_index.save(folder / "documents")
-            write_bytes(folder / "row_doc.npy", _npy(self.row_doc))
+            parts.update(under("documents", self.doc_index.to_files()))
+            parts["row_doc.npy"] = npy_bytes(self.row_doc)
         meta = {"analyzer": self.analyzer_name, "analyzer_version": get_analyzer(self.analyzer_name).version,
                 "doc_prior": self.doc_prior}
         if self.statement_prior:
-            write_bytes(folder / "row_statement.npy", _npy(self.row_statement))
+            parts["row_statement.npy"] = npy_bytes(self.row_statement)
             meta["statement_prior"] = self.statement_prior
         if self.languages.present != ("en",) or self.languages.override:
             meta["analyzer_keys"] = {lang: get_analyzer(self.analyzer_name, lang).key for lang in self.languages.present}
             meta.update(self.languages.to_json())
-        write_json(folder / "retriever.json", meta)
+        parts["retriever.json"] = meta
+        return parts
 
     @classmethod
-    def load(cls, folder: str | Path) -> "BM25Retriever":
-        folder = Path(folder)
-        meta = read_json(folder / "retriever.json") if (folder / "retriever.json").exists() else {}
+    def from_files(cls, folder: Traversable) -> "BM25Retriever":
+        meta = read_json(folder / "retriever.json") if (folder / "retriever.json").is_file() else {}
         analyzer = meta.get("analyzer", "plain")
         if meta.get("analyzer_version", get_analyzer(analyzer).version) != get_analyzer(analyzer).version:
             raise ValueError(f"{folder}: built with analyzer {analyzer} {meta['analyzer_version']}, "
@@ -220,13 +181,13 @@ class BM25Retriever:
                 raise ValueError(f"{folder}: built with analyzer {key} for language {lang!r}, this code has "
                                  f"{get_analyzer(analyzer, lang).key}; rebuild the index")
         langs = IndexLanguages.from_json(meta)
-        index = BM25Index.load(folder)
-        if meta.get("doc_prior") and (folder / "documents").exists():
-            row_doc = np.load(folder / "row_doc.npy", allow_pickle=False)
+        index = BM25Index.from_files(folder)
+        if meta.get("doc_prior") and (folder / "documents").is_dir():
+            row_doc = read_npy(folder / "row_doc.npy")
             statement_prior = float(meta.get("statement_prior", 0.0))
-            statements = np.load(folder / "row_statement.npy", allow_pickle=False) if statement_prior else None
-            return cls(index, analyzer, BM25Index.load(folder / "documents"), row_doc, float(meta["doc_prior"]), langs,
-                       statements, statement_prior)
+            statements = read_npy(folder / "row_statement.npy") if statement_prior else None
+            return cls(index, analyzer, BM25Index.from_files(folder / "documents"), row_doc,
+                       float(meta["doc_prior"]), langs, statements, statement_prior)
         return cls(index, analyzer, languages=langs)
 
     def query_terms(self, query: str, language: str | None = None) -> list[str]:
@@ -285,10 +246,3 @@ class BM25Retriever:
             out.append([(int(r), float(row[r])) for r in idx])
         return out
 
-
-def _npy(array: np.ndarray) -> bytes:
-    import io
-
-    buf = io.BytesIO()
-    np.save(buf, array, allow_pickle=False)
-    return buf.getvalue()

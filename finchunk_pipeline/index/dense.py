@@ -1,7 +1,7 @@
 """Dense retrieval: FAISS over normalised vectors (inner product = cosine).
 
 ``flat`` (IndexFlatIP, exact) is the default; ``hnsw`` (IndexHNSWFlat, approximate) is
-selectable for large sets. Saved with ``faiss.write_index`` (no pickle) next to the row
+selectable for large sets. Saved in faiss's own format (``faiss.serialize_index``, no pickle) next to the row
 ids (``rows.parquet``: chunk_id per row = row of chunks.parquet) and ``dense.json``.
 
 Flat search is exact and runs as a BLAS product over the index's own vector storage (a
@@ -15,16 +15,13 @@ fewer than k allowed rows.
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from ..storage.files import atomic_path, write_json, write_parquet
 from .bm25 import top_k
+from .files import Parts, Traversable, read_json, read_table
 
 KINDS = ("flat", "hnsw")
 EXACT_LIMIT = 20_000  # HNSW: masked queries over at most this many rows are scored exactly
@@ -88,31 +85,28 @@ class DenseIndex:
                 self._vectors = self.index.reconstruct_n(0, n)
         return self._vectors
 
-    def save(self, folder: str | Path, extra: dict | None = None) -> Path:
+    def to_files(self, extra: dict | None = None) -> Parts:
+        """``rows.parquet`` (the row ids), ``index.faiss`` (faiss's own format) and
+        ``dense.json`` (kind, dimension, rows, ``extra``)."""
         faiss = _faiss()
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        write_parquet(folder / "rows.parquet", pa.table({"chunk_id": pa.array(self.row_ids, type=pa.string())}))
-        with atomic_path(folder / "index.faiss") as tmp:
-            faiss.write_index(self.index, str(tmp))
-        write_json(folder / "dense.json", {"kind": self.kind, "dim": self.dim, "rows": self.size,
-                                          "ef_search": self.ef_search, **(extra or {})})
-        return folder
+        return {"rows.parquet": pa.table({"chunk_id": pa.array(self.row_ids, type=pa.string())}),
+                "index.faiss": faiss.serialize_index(self.index).tobytes(),
+                "dense.json": {"kind": self.kind, "dim": self.dim, "rows": self.size, "ef_search": self.ef_search,
+                               **(extra or {})}}
 
     @classmethod
-    def load(cls, folder: str | Path) -> "DenseIndex":
+    def from_files(cls, folder: Traversable) -> "DenseIndex":
         faiss = _faiss()
-        folder = Path(folder)
-        meta = json.loads((folder / "dense.json").read_text(encoding="utf-8"))
-        index = faiss.read_index(str(folder / "index.faiss"))
-        rows = pq.read_table(folder / "rows.parquet").column("chunk_id").to_pylist()
+        meta = read_json(folder / "dense.json")
+        index = faiss.deserialize_index(np.frombuffer((folder / "index.faiss").read_bytes(), dtype=np.uint8))
+        rows = read_table(folder / "rows.parquet").column("chunk_id").to_pylist()
         if len(rows) != index.ntotal:
             raise ValueError(f"{folder}: {len(rows)} row ids for {index.ntotal} vectors")
         return cls(index, rows, meta.get("kind", "flat"), int(meta.get("ef_search", 128)))
 
     @staticmethod
-    def meta(folder: str | Path) -> dict:
-        return json.loads((Path(folder) / "dense.json").read_text(encoding="utf-8"))
+    def meta(folder: Traversable) -> dict:
+        return read_json(folder / "dense.json")
 
     # -- search -----------------------------------------------------------------------
     def _exact(self, q: np.ndarray, k: int, rows: np.ndarray) -> list[tuple[int, float]]:
@@ -194,10 +188,6 @@ class DenseRetriever:
     def __init__(self, index: DenseIndex, embedder):
         self.index = index
         self.embedder = embedder
-
-    @classmethod
-    def load(cls, folder: str | Path, embedder) -> "DenseRetriever":
-        return cls(DenseIndex.load(folder), embedder)
 
     def search_many(self, queries, k, allowed=None, languages=None):  # languages: BM25 only
         if not len(queries):

@@ -3,7 +3,8 @@
 Each retriever is one module declaring a ``RETRIEVER = RetrieverSpec(...)``; the built-in ones
 live under ``index/entries/`` and are listed in ``BUILTIN`` (one line each). A retriever with an
 index of its own declares an ``IndexSpec``: the chunk columns it reads, how to build it into
-``<index dir>/<name>/`` from a chunk set, the files that must exist, the settings and code
+``<index dir>/<name>/`` from a chunk set (its files in memory: index/files.py; build/indexes.py
+writes them), the files that must exist, the settings and code
 modules its artefact key depends on. A retriever without one (hybrid) names the retrievers
 whose indexes it reads in ``needs``.
 
@@ -16,10 +17,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
+
+from .files import Parts, SharedIndexes, Traversable, folder_of
 
 # the built-in retrievers: modules under index/entries/, each declaring RETRIEVER
 BUILTIN = ("bm25", "dense", "hybrid", "bm25_plain")
@@ -40,9 +44,9 @@ class IndexSettings:
     embeddings_dir: Path | None = None                # the shared embedding cache
     dense_kind: str = "flat"                          # flat | hnsw
     embed_backend: str | None = None                  # torch | onnx | onnx-int8 (None = Settings')
-    # where BM25's document-level index is kept for the other chunk sets (bm25_retriever.document_index);
+    # the store of BM25's document-level indexes, shared by the chunk sets (bm25_retriever.document_index);
     # None: built by each. Not a key: where a copy lives changes no index
-    documents_dir: Path | None = field(default=None, compare=False)
+    documents: SharedIndexes | None = field(default=None, compare=False)
     progress: Any = field(default=None, compare=False)  # progress.Progress for long builds
 
 
@@ -59,11 +63,20 @@ class LoadRequest:
 
 
 @dataclass(frozen=True)
+class BuiltIndex:
+    """What an index build returns: its files (``parts``, stored under ``<index dir>/<name>/``)
+    and what its marker records (``info``)."""
+
+    parts: Parts
+    info: dict
+
+
+@dataclass(frozen=True)
 class IndexSpec:
     """An index of its own, stored as ``<index dir>/<name>/`` with the marker ``<name>.json``."""
 
     columns: tuple[str, ...]                                   # chunk columns the build reads
-    build: Callable[[pd.DataFrame, Path, IndexSettings], dict]  # writes <index dir>/<name>/, returns the marker record
+    build: Callable[[pd.DataFrame, IndexSettings], BuiltIndex]  # the index's files and its marker record
     required: tuple[str, ...]                                  # files (relative to <index dir>/<name>/) that must exist
     config: Callable[[IndexSettings], dict] = lambda s: {}     # the settings the index depends on (its key)
     modules: tuple[str, ...] = ()                              # dotted modules whose code builds it (its key)
@@ -73,7 +86,7 @@ class IndexSpec:
 @dataclass(frozen=True)
 class RetrieverSpec:
     name: str
-    load: Callable[[Path, LoadRequest], Any]   # (index dir, request) -> a retriever (index.bm25_retriever.Retriever)
+    load: Callable[[Traversable, LoadRequest], Any]  # (index dir, request) -> a retriever (bm25_retriever.Retriever)
     index: IndexSpec | None = None             # its own index, if it has one
     needs: tuple[str, ...] = ()                # other retrievers whose indexes it reads (hybrid: bm25, dense)
     default: bool = True                       # evaluated when no retrievers are named (else only when named)
@@ -164,15 +177,16 @@ def index_spec(name: str) -> IndexSpec:
     return spec.index
 
 
-def index_files(name: str, index_dir: str | Path) -> list[Path]:
+def index_files(name: str, index_dir: str | PathLike | Traversable) -> list[Traversable]:
     """The files the index ``name`` must have under ``index_dir`` to count as built."""
-    return [Path(index_dir) / name / f for f in index_spec(name).required]
+    return [folder_of(index_dir) / name / f for f in index_spec(name).required]
 
 
-def index_exists(name: str, index_dir: str | Path) -> bool:
+def index_exists(name: str, index_dir: str | PathLike | Traversable) -> bool:
     """Whether every index the retriever ``name`` reads is present under ``index_dir``."""
-    return all(p.exists() for part in get(name).indexes for p in index_files(part, index_dir))
+    return all(p.is_file() for part in get(name).indexes for p in index_files(part, index_dir))
 
 
-def load_retriever(name: str, index_dir: str | Path, request: LoadRequest | None = None):
-    return get(name).load(Path(index_dir), request or LoadRequest())
+def load_retriever(name: str, index_dir: str | PathLike | Traversable, request: LoadRequest | None = None):
+    """Retriever ``name`` over the indexes in ``index_dir`` (a reader of the stored folder)."""
+    return get(name).load(folder_of(index_dir), request or LoadRequest())

@@ -15,12 +15,17 @@ the bm25_index / faiss_index assets next to the chunk set's own index.
 """
 from __future__ import annotations
 
+from os import PathLike
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import pandas as pd
 
+from .files import Parts, SharedIndexes, Traversable, folder_of
 from .hybrid import rrf_fuse
+
+if TYPE_CHECKING:
+    from .bm25_retriever import BM25Retriever
 
 REPRESENTATIONS = ("source", "enrichment", "fused", "concat")
 INDEXED = ("enrichment", "concat")  # representations with indexes of their own
@@ -28,10 +33,10 @@ CONCAT_JOINER = "\n\n"
 REPRESENTATION_VERSION = "1"
 
 
-def rep_dir(index_dir: str | Path, rep: str) -> Path:
+def rep_dir(index_dir: str | PathLike | Traversable, rep: str) -> Traversable:
     if rep not in INDEXED:
         raise ValueError(f"representation {rep!r} has no index of its own; indexed: {INDEXED}")
-    return Path(index_dir) / f"rep-{rep}"
+    return folder_of(index_dir) / f"rep-{rep}"
 
 
 def representation_texts(chunks: pd.DataFrame, enrichment: pd.DataFrame) -> dict[str, list[str]]:
@@ -67,7 +72,7 @@ class FusedRetriever:
         return [rrf_fuse([x, y], k, self.rrf_k) for x, y in zip(*lists)]
 
 
-def representation_exists(rep: str, name: str, index_dir: str | Path) -> bool:
+def representation_exists(rep: str, name: str, index_dir: str | PathLike | Traversable) -> bool:
     from .registry import index_exists
 
     if rep == "source":
@@ -77,8 +82,8 @@ def representation_exists(rep: str, name: str, index_dir: str | Path) -> bool:
     return index_exists(name, rep_dir(index_dir, rep))
 
 
-def load_representation(rep: str, name: str, index_dir: str | Path, chunks: pd.DataFrame | None = None,
-                        model_path: str | None = None, cache_dir: str | Path | None = None):
+def load_representation(rep: str, name: str, index_dir: str | PathLike | Traversable,
+                        chunks: pd.DataFrame | None = None, model_path: str | None = None, cache_dir: str | Path | None = None):
     """Retriever ``name`` (bm25, dense, hybrid) over representation ``rep`` of a chunk set."""
     from .registry import LoadRequest, load_retriever
 
@@ -92,36 +97,32 @@ def load_representation(rep: str, name: str, index_dir: str | Path, chunks: pd.D
     return load_retriever(name, rep_dir(index_dir, rep), LoadRequest(chunks, model_path, cache_dir))
 
 
-def build_representation_bm25(texts: dict[str, Sequence[str]], index_dir: str | Path, analyzer: str | None = None,
-                              doc_ids: Sequence[str] | None = None, doc_texts: dict[str, str] | None = None,
-                              doc_prior: float = 0.0, doc_languages: dict[str, str] | None = None,
-                              language_override: str | None = None,
-                              documents_dir: str | Path | None = None) -> dict[str, int]:
-    """BM25 over each indexed representation, with the same analyzer and document prior as the
-    chunk set's own index (so with / without enrichment differ by the text alone); returns the
-    vocabulary size of each."""
+def representation_bm25(texts: dict[str, Sequence[str]], analyzer: str | None = None,
+                        doc_ids: Sequence[str] | None = None, doc_texts: dict[str, str] | None = None,
+                        doc_prior: float = 0.0, doc_languages: dict[str, str] | None = None,
+                        language_override: str | None = None,
+                        documents: SharedIndexes | None = None) -> Iterator[tuple[str, BM25Retriever]]:
+    """(representation, BM25 retriever) for each indexed representation in turn, with the same
+    analyzer and document prior as the chunk set's own index (so with / without enrichment
+    differ by the text alone); stored as ``rep_dir(index dir, rep) / "bm25"``."""
     from .analyzer import DEFAULT_ANALYZER
     from .bm25_retriever import BM25Retriever
 
-    out = {}
     for rep in INDEXED:
-        retriever = BM25Retriever.build(list(texts[rep]), analyzer or DEFAULT_ANALYZER, doc_ids, doc_texts, doc_prior,
-                                        doc_languages, language_override, documents_dir=documents_dir)
-        retriever.save(rep_dir(index_dir, rep) / "bm25")
-        out[rep] = len(retriever.index.vocab)
-    return out
+        yield rep, BM25Retriever.build(list(texts[rep]), analyzer or DEFAULT_ANALYZER, doc_ids, doc_texts, doc_prior,
+                                       doc_languages, language_override, documents=documents)
 
 
-def build_representation_dense(texts: dict[str, Sequence[str]], chunk_ids: Sequence[str], index_dir: str | Path,
-                               model_path: str | None, cache_dir: str | Path | None, kind: str = "flat",
-                               progress=None, backend: str | None = None) -> dict[str, dict]:
-    """A FAISS index over each indexed representation (embeddings through the shared cache);
-    returns the embedding stats of each."""
+def representation_dense(texts: dict[str, Sequence[str]], chunk_ids: Sequence[str], model_path: str | None,
+                         cache_dir: str | Path | None, kind: str = "flat", progress=None,
+                         backend: str | None = None) -> Iterator[tuple[str, Parts, dict]]:
+    """(representation, its FAISS index's files, the embedding stats) for each indexed
+    representation in turn (embeddings through the shared cache); stored as
+    ``rep_dir(index dir, rep) / "dense"``."""
     from .entries.dense import build_retriever as build_dense
+    from .entries.dense import dense_files
 
-    out = {}
     for rep in INDEXED:
         frame = pd.DataFrame({"chunk_id": list(chunk_ids), "embedding_text": list(texts[rep])})
-        _, stats = build_dense(frame, rep_dir(index_dir, rep), model_path, cache_dir, kind, progress, backend)
-        out[rep] = stats.as_dict()
-    return out
+        retriever, stats = build_dense(frame, model_path, cache_dir, kind, progress, backend)
+        yield rep, dense_files(retriever), stats.as_dict()

@@ -1,7 +1,9 @@
-"""Search one chunk set: filters become row masks applied before ranking.
+"""Search one chunk set: filters become row masks applied before ranking. A ``Searcher``
+ranks over a loaded retriever and chunk table; opening one from the stores (which chunk set,
+its indexes checked and loaded) is build/search.py's.
 
-Filters come from the parsed manifest (``Workspace.manifest_path``: doc_id, issuer, ticker,
-doc_type, fiscal_year, filed_at):
+Filters come from the parsed manifest (doc_id, issuer, ticker, doc_type, fiscal_year,
+filed_at):
 
 * ``doc_ids``      only these documents;
 * ``issuer``       issuer name or ticker, case-insensitive; a name matches on a substring
@@ -21,17 +23,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time, timezone
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ..storage.workspace import Workspace
 from ..types.chunks import spans_of
-from .build import index_damage
-from .registry import LoadRequest, index_exists, load_retriever
-from .registry import get as registry_get
-from .registry import names as retriever_names
 
 
 @dataclass
@@ -106,84 +103,23 @@ def row_mask(chunk_doc_ids: Sequence[str], manifest: pd.DataFrame, filters: Filt
     return np.isin(np.asarray(chunk_doc_ids, dtype=object), list(allowed_documents(manifest, filters)))
 
 
-def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
-    """A chunk-set version name, or a name from the chunker config (-> its declared version;
-    if the config cannot be read, the most recently built version of that name)."""
-    try:
-        if ws.chunks.manifest(chunk_set) is not None:
-            return chunk_set
-    except ValueError:  # not a safe path component
-        raise ValueError(f"invalid chunk set name {chunk_set!r}") from None
-    built = sorted((p for p in ws.chunks.root.glob("*") if (p / "manifest.json").exists()),
-                   key=lambda p: (p / "manifest.json").stat().st_mtime) if ws.chunks.root.exists() else []
-    try:
-        from ..chunk_sets import load_chunker_configs
-
-        configs = {c.name: c for c in load_chunker_configs(ws.settings.chunkers_file)}
-    except ValueError:
-        configs = {}
-    if chunk_set in configs:
-        version = configs[chunk_set].version_name
-        if ws.chunks.manifest(configs[chunk_set].chunks_version_name) is None:
-            raise ValueError(f"chunk set {chunk_set!r} ({version}) is not built under {ws.root}: run `finchunk run` first")
-        return version
-    same_name = [p.name for p in built if p.name.rsplit("-", 1)[0] == chunk_set]
-    if same_name:
-        return same_name[-1]
-    raise ValueError(f"unknown chunk set {chunk_set!r}; built: {[p.name for p in built]}")
-
-
-def _chunks_version(ws: Workspace, version: str) -> str:
-    """Where a chunk-set version's chunks are stored: under the version itself, or, for an
-    enriched version, under its chunking-only version (chunk_sets.py)."""
-    if ws.chunks.manifest(version) is not None:
-        return version
-    try:
-        from ..chunk_sets import load_chunker_configs
-
-        for c in load_chunker_configs(ws.settings.chunkers_file):
-            if c.version_name == version:
-                return c.chunks_version_name
-    except ValueError:
-        pass
-    return version
-
-
 class Searcher:
     """One chunk set's retriever, chunks and manifest, loaded once and kept (a warm model for
-    ``finchunk serve``); ``search`` ranks within the filters."""
+    ``finchunk serve``; build/search.open_searcher opens one); ``search`` ranks within the filters."""
 
-    def __init__(self, chunk_set: str, retriever: str = "hybrid", workspace: Workspace | None = None,
-                 model_path: str | None = None):
-        from ..settings import Settings
-
-        self.ws = ws = workspace or Workspace(Settings())
-        if retriever not in retriever_names():
-            raise ValueError(f"unknown retriever {retriever!r}; known: {retriever_names()}")
-        self.retriever_name = retriever
-        self.version = resolve_chunk_set(ws, chunk_set)
-        index_dir = ws.index_dir(self.version)
-        if not index_exists(retriever, index_dir):
-            raise ValueError(f"no {retriever} index for {self.version} under {index_dir} "
-                             f"(dense: false in the chunker config, or not built yet)")
-        for part in registry_get(retriever).indexes:  # read as written (artefacts.py), or said why not
-            problem = index_damage(part, index_dir)
-            if problem:
-                raise ValueError(f"the {part} index of {self.version} is damaged: {problem}; "
-                                 "run `finchunk run` to build it again")
-        self.chunks = ws.chunks.read(_chunks_version(ws, self.version), columns=["chunk_id", "doc_id", "spans", "section_path",
-                                                            "display_text"])
+    def __init__(self, version: str, retriever_name: str, retriever, chunks: pd.DataFrame,
+                 read_manifest: Callable[[str], pd.DataFrame]):
+        """``chunks``: the chunk set's chunk_id, doc_id, spans, section_path, display_text in
+        row order; ``read_manifest(need)``: the parsed manifest, read when filters or routing
+        first need it (``need`` says which, for the error when it is missing)."""
+        self.version, self.retriever_name, self.retriever, self.chunks = version, retriever_name, retriever, chunks
+        self._read_manifest = read_manifest
         self._manifest: pd.DataFrame | None = None
         self._router = None      # the router over every document (routing/search.py), built on first use
-        self.retriever = load_retriever(retriever, index_dir, LoadRequest(
-            self.chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None))
 
     def manifest(self, need: str = "filters need") -> pd.DataFrame:
         if self._manifest is None:
-            if not self.ws.manifest_path.exists():
-                raise ValueError(f"{self.ws.manifest_path} is missing: {need} the parsed manifest "
-                                 "(run `finchunk run`)")
-            self._manifest = pd.read_parquet(self.ws.manifest_path)
+            self._manifest = self._read_manifest(need)
         return self._manifest
 
     def router(self, mask: np.ndarray | None = None):
@@ -243,17 +179,3 @@ class Searcher:
             return out[0], (routes[0] if routes is not None else None)
         return out, routes
 
-
-def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
-           filters: Filters | None = None, workspace: Workspace | None = None,
-           model_path: str | None = None, route: bool = False) -> list[Hit] | list[list[Hit]]:
-    """Top-k chunks of ``chunk_set`` for ``query`` (a list of queries gives a list of lists);
-    ``route``: apply the query analyzer's route (see the module docstring)."""
-    return Searcher(chunk_set, retriever, workspace, model_path).search(query, k, filters, route)
-
-
-def search_with_route(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
-                      filters: Filters | None = None, workspace: Workspace | None = None,
-                      model_path: str | None = None, route: bool = True):
-    """(hits, route): as ``search``, with the route (None when ``route`` is False)."""
-    return Searcher(chunk_set, retriever, workspace, model_path).search_with_route(query, k, filters, route)

@@ -145,9 +145,11 @@ def test_dense_and_hybrid_over_the_representations(tmp_path, monkeypatch):
     from finchunk_pipeline.models import embed as embed_mod
     from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
     from finchunk_pipeline.index.entries.dense import build_retriever as build_dense
-    from finchunk_pipeline.index.representations import (REPRESENTATIONS, build_representation_bm25,
-                                                         build_representation_dense, load_representation,
+    from finchunk_pipeline.index.entries.dense import dense_files
+    from finchunk_pipeline.index.representations import (REPRESENTATIONS, load_representation, rep_dir,
+                                                         representation_bm25, representation_dense,
                                                          representation_exists)
+    from finchunk_pipeline.storage.indexes import save_index, write_index_files
 
     from tests.integration.test_index_dense import fake_embedder
 
@@ -157,11 +159,14 @@ def test_dense_and_hybrid_over_the_representations(tmp_path, monkeypatch):
                            "embedding_text": ["revenue grew", "dividend paid", "cash flow strong"]})
     enrichment = pd.DataFrame({"chunk_id": ["a", "b", "c"],
                                "enrichment_text": ["Issuer: Acme", "Issuer: Borealis dividend policy", ""]})
-    build_bm25(chunks, tmp_path / "idx", doc_prior=0.0)   # no documents here: chunk scores alone
-    build_dense(chunks, tmp_path / "idx", "fake-model", tmp_path / "emb")
+    save_index(build_bm25(chunks, doc_prior=0.0), tmp_path / "idx" / "bm25")  # no documents here: chunk scores alone
+    write_index_files(tmp_path / "idx" / "dense", dense_files(build_dense(chunks, "fake-model", tmp_path / "emb")[0]))
     texts = representation_texts(chunks, enrichment)
-    build_representation_bm25(texts, tmp_path / "idx")
-    stats = build_representation_dense(texts, chunks["chunk_id"].tolist(), tmp_path / "idx", "fake-model", tmp_path / "emb")
+    for rep, retriever in representation_bm25(texts):
+        save_index(retriever, rep_dir(tmp_path / "idx", rep) / "bm25")
+    stats = {}
+    for rep, parts, stats[rep] in representation_dense(texts, chunks["chunk_id"].tolist(), "fake-model", tmp_path / "emb"):
+        write_index_files(rep_dir(tmp_path / "idx", rep) / "dense", parts)
     assert set(stats) == {"enrichment", "concat"} and stats["concat"]["texts"] == 3
     for name in ("bm25", "dense", "hybrid"):
         for rep in REPRESENTATIONS:

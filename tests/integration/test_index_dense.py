@@ -11,6 +11,7 @@ from finchunk_pipeline.index import dense as dense_mod
 from finchunk_pipeline.models import embed as embed_mod
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.dense import DenseIndex, DenseRetriever
+from finchunk_pipeline.storage.indexes import save_index
 from finchunk_pipeline.models.embed import Embedder
 from finchunk_pipeline.index.hybrid import HybridRetriever, rrf_fuse, weighted_fuse
 
@@ -160,8 +161,8 @@ def test_hnsw_masks_and_round_trip(tmp_path, monkeypatch):
     monkeypatch.setattr(dense_mod, "EXACT_LIMIT", 0)  # exercise the selector path
     for hits in idx.search_many(qs, 10, [mask] * 5):
         assert len(hits) == 10 and all(mask[r] for r, _ in hits)
-    idx.save(tmp_path / "dense")
-    back = DenseIndex.load(tmp_path / "dense")
+    save_index(idx, tmp_path / "dense")
+    back = DenseIndex.from_files(tmp_path / "dense")
     assert back.kind == "hnsw" and back.row_ids == idx.row_ids
     assert back.search_many(qs, 10) == idx.search_many(qs, 10)
 
@@ -170,9 +171,9 @@ def test_flat_round_trip_no_pickle(tmp_path):
     rng = np.random.default_rng(2)
     vecs, qs = unit(rng, 50), unit(rng, 3)
     idx = DenseIndex.build(vecs, [f"c{i}" for i in range(50)])
-    idx.save(tmp_path / "dense", extra={"model_id": "m"})
+    save_index(idx, tmp_path / "dense", extra={"model_id": "m"})
     assert sorted(p.name for p in (tmp_path / "dense").iterdir()) == ["dense.json", "index.faiss", "rows.parquet"]
-    back = DenseIndex.load(tmp_path / "dense")
+    back = DenseIndex.from_files(tmp_path / "dense")
     assert back.search_many(qs, 5) == idx.search_many(qs, 5)
     np.testing.assert_array_equal(back.vectors, vecs)
     assert DenseIndex.meta(tmp_path / "dense")["model_id"] == "m"

@@ -21,10 +21,10 @@ from finchunk_pipeline.evaluation import metrics as metric_registry
 from finchunk_pipeline.evaluation.metrics import Column, MetricSpec
 from finchunk_pipeline.index import registry as retriever_registry
 from finchunk_pipeline import RetrieverSpec
-from finchunk_pipeline.index.registry import IndexSpec
+from finchunk_pipeline.index.registry import BuiltIndex, IndexSpec
 from finchunk_pipeline.parse import markdown
 from finchunk_pipeline.parse import registry as parser_registry
-from finchunk_pipeline.storage.files import read_json, write_json
+from finchunk_pipeline.storage.files import read_json
 
 from tests.conftest import write_corpus
 
@@ -59,14 +59,13 @@ class ToyRetriever:
         return out
 
 
-def build_toy(chunks, index_dir: Path, settings) -> dict:
+def build_toy(chunks, settings) -> BuiltIndex:
     rows = [sorted(_words(t)) for t in chunks["embedding_text"]]
-    write_json(index_dir / "toy" / "words.json", rows)
-    return {"chunks": len(rows)}
+    return BuiltIndex({"words.json": rows}, {"chunks": len(rows)})
 
 
-def load_toy(index_dir: Path, request):
-    return ToyRetriever(read_json(index_dir / "toy" / "words.json"))
+def load_toy(index_dir, request):
+    return ToyRetriever(json.loads((index_dir / "toy" / "words.json").read_text()))
 
 
 # --- a toy metric: did anything come back for the question --------------------------------------

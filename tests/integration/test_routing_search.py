@@ -16,6 +16,7 @@ from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
 from finchunk_pipeline.routing import Catalog
 from finchunk_pipeline.routing import search as routing_search
 from finchunk_pipeline.routing.search import Router, fuse_boost, routing_summary
+from finchunk_pipeline.storage.indexes import save_index
 from finchunk_pipeline import Settings
 from finchunk_pipeline import Workspace
 
@@ -194,7 +195,7 @@ def ws(tmp_path):
                    {"inputs": "x", "chunks": 6})
     w.manifest_path.parent.mkdir(parents=True, exist_ok=True)
     _manifest().to_parquet(w.manifest_path)
-    build_bm25(w.chunks.read(VERSION), w.index_dir(VERSION))
+    save_index(build_bm25(w.chunks.read(VERSION)), w.index_dir(VERSION) / "bm25")
     return w
 
 
@@ -233,7 +234,7 @@ def test_search_cli_json_keeps_stdout_a_list_and_routes_within_filters(ws, capsy
 
 
 def test_search_api_route_off_by_default(ws):
-    from finchunk_pipeline.index.search import search, search_with_route
+    from finchunk_pipeline.build.search import search, search_with_route
 
     plain = search("What was the revenue of Calder Industries for the year?", VERSION, 1, "bm25", None, ws)
     assert plain[0].doc_id == "ar-north-2024"

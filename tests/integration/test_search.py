@@ -12,8 +12,11 @@ from finchunk_pipeline.storage.chunks import CHUNK_SCHEMA
 from finchunk_pipeline.models import embed as embed_mod
 from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
 from finchunk_pipeline.index.entries.dense import build_retriever as build_dense
+from finchunk_pipeline.index.entries.dense import dense_files
 from finchunk_pipeline.index.registry import index_exists
-from finchunk_pipeline.index.search import Filters, as_of_cutoff, row_mask, search
+from finchunk_pipeline.build.search import search
+from finchunk_pipeline.index.search import Filters, as_of_cutoff, row_mask
+from finchunk_pipeline.storage.indexes import save_index, write_index_files
 from finchunk_pipeline import Settings
 from finchunk_pipeline import Workspace
 
@@ -55,10 +58,10 @@ def ws(tmp_path, monkeypatch):
     w.manifest_path.parent.mkdir(parents=True, exist_ok=True)
     manifest.to_parquet(w.manifest_path)
     chunks = w.chunks.read(VERSION)
-    build_bm25(chunks, w.index_dir(VERSION))
+    save_index(build_bm25(chunks), w.index_dir(VERSION) / "bm25")
     emb = fake_embedder(tmp_path)
     monkeypatch.setattr(embed_mod, "get_embedder", lambda model_path=None, cache_dir=None, backend=None: emb)
-    build_dense(chunks, w.index_dir(VERSION))
+    write_index_files(w.index_dir(VERSION) / "dense", dense_files(build_dense(chunks)[0]))
     return w
 
 
@@ -225,9 +228,9 @@ def test_serve_answers_over_http_with_the_retriever_loaded_once(ws):
     import urllib.request
 
     from finchunk_pipeline.cli.serve import make_server
-    from finchunk_pipeline.index.search import Searcher
+    from finchunk_pipeline.build.search import open_searcher
 
-    searcher = Searcher(VERSION, "hybrid", ws)
+    searcher = open_searcher(VERSION, "hybrid", ws)
     loaded = searcher.retriever
     server = make_server(searcher, 0)
     base = f"http://127.0.0.1:{server.server_address[1]}"

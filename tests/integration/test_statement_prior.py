@@ -10,6 +10,7 @@ from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.documents import document_texts
 from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
 from finchunk_pipeline.index.statements import BITS, named_statements, row_statements, section_statement
+from finchunk_pipeline.storage.indexes import save_index
 
 CF, BS, IS = BITS["cash_flow_statement"], BITS["balance_sheet"], BITS["income_statement"]
 
@@ -100,8 +101,9 @@ def test_weight_zero_and_no_sections_are_the_plain_retriever(tmp_path):
 
 def test_round_trip_through_the_index_folder(tmp_path):
     chunks = _chunks(ROWS)
-    built = build_bm25(chunks, tmp_path, "finance", 1.0, statement_prior=0.5)
-    loaded = BM25Retriever.load(tmp_path / "bm25")
+    built = build_bm25(chunks, "finance", 1.0, statement_prior=0.5)
+    save_index(built, tmp_path / "bm25")
+    loaded = BM25Retriever.from_files(tmp_path / "bm25")
     assert loaded.describe() == built.describe() and loaded.describe()["statement_prior"] == 0.5
     assert loaded.search_many([Q], 3) == built.search_many([Q], 3)
     assert loaded.row_statement.tolist() == row_statements(chunks["section_path"].tolist()).tolist()

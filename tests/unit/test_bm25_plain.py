@@ -9,6 +9,7 @@ from rank_bm25 import BM25Okapi
 from finchunk_pipeline.index import registry
 from finchunk_pipeline import get_analyzer
 from finchunk_pipeline.index.registry import IndexSettings, LoadRequest
+from finchunk_pipeline.storage.indexes import write_index_files
 
 TEXTS = ["Northwind plc > Revenue\nRevenue grew to 1,165.0 million in fiscal 2023.",
          "Total revenues were 1,000 million; revenue per share rose.",
@@ -35,7 +36,9 @@ def test_scores_are_bm25okapi_over_plain_terms_without_priors(tmp_path):
     neutral index ranks by rank_bm25's scores of the plain analyzer's terms alone."""
     spec = registry.index_spec("bm25-plain")
     settings = IndexSettings(analyzer="finance", doc_prior=1.0, statement_prior=0.5)
-    info = spec.build(_chunks(), tmp_path, settings)
+    built = spec.build(_chunks(), settings)
+    write_index_files(tmp_path / "bm25-plain", built.parts)
+    info = built.info
     assert info["analyzer"] == "plain-1" and info["doc_prior"] == 0.0 and "statement_prior" not in info
     assert registry.index_exists("bm25-plain", tmp_path)
     retriever = registry.load_retriever("bm25-plain", tmp_path, LoadRequest())

@@ -8,6 +8,14 @@ import pytest
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.documents import document_texts
 from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
+from finchunk_pipeline.storage.indexes import DocumentIndexFolder, save_index
+
+
+def _built(chunks, folder, *args, **kw) -> BM25Retriever:
+    """build_bm25's retriever, stored as ``folder/bm25``."""
+    retriever = build_bm25(chunks, *args, **kw)
+    save_index(retriever, folder / "bm25")
+    return retriever
 
 
 def _chunks(rows):
@@ -50,11 +58,11 @@ def test_the_prior_lifts_a_chunk_in_the_document_about_the_question():
 def test_prior_zero_ranks_exactly_as_plain_bm25_and_round_trips(tmp_path):
     rows = [("A", "Revenue rose.", [(0, 13)]), ("B", "Revenue fell sharply.", [(0, 21)]), ("B", "Costs fell.", [(22, 33)])]
     chunks = _chunks(rows)
-    r0 = build_bm25(chunks, tmp_path / "zero", "finance", 0.0)
+    r0 = _built(chunks, tmp_path / "zero", "finance", 0.0)
     plain_scores = r0.index.scores_many([r0.analyzer.query_terms("revenue fell")])[0]
     assert np.allclose(r0.scores_many(["revenue fell"])[0], plain_scores)
-    r1 = build_bm25(chunks, tmp_path / "one", "finance", 1.0)
-    loaded = BM25Retriever.load(tmp_path / "one" / "bm25")
+    r1 = _built(chunks, tmp_path / "one", "finance", 1.0)
+    loaded = BM25Retriever.from_files(tmp_path / "one" / "bm25")
     assert loaded.describe() == r1.describe() == {"analyzer": "finance-" + r1.analyzer.version, "doc_prior": 1.0}
     assert loaded.search_many(["revenue fell"], 3) == r1.search_many(["revenue fell"], 3)
 
@@ -63,13 +71,13 @@ def test_an_index_built_with_another_analyzer_version_is_refused(tmp_path):
     import json
 
     rows = [("A", "Revenue rose.", [(0, 13)])]
-    build_bm25(_chunks(rows), tmp_path, "finance", 1.0)
+    _built(_chunks(rows), tmp_path, "finance", 1.0)
     meta = tmp_path / "bm25" / "retriever.json"
     data = json.loads(meta.read_text())
     data["analyzer_version"] = "0.old"
     meta.write_text(json.dumps(data))
     with pytest.raises(ValueError, match="rebuild the index"):
-        BM25Retriever.load(tmp_path / "bm25")
+        BM25Retriever.from_files(tmp_path / "bm25")
 
 
 def test_the_document_index_is_built_once_for_the_same_document_texts(tmp_path, monkeypatch):
@@ -77,8 +85,8 @@ def test_the_document_index_is_built_once_for_the_same_document_texts(tmp_path, 
     the same, so the second loads the first's document index from the documents folder (equal
     to a fresh build, term for term and weight for weight); a changed text, language or
     analyzer builds its own; a damaged copy is built again; the folder keeps the newest."""
-    from finchunk_pipeline.index import bm25_retriever
     from finchunk_pipeline.index.bm25 import BM25Index
+    from finchunk_pipeline.storage import indexes
 
     text = "Northwind revenue rose. Costs fell."
     coarse = _chunks([("A", text, [(0, len(text))]), ("B", "Weather report.", [(0, 15)])])
@@ -92,7 +100,7 @@ def test_the_document_index_is_built_once_for_the_same_document_texts(tmp_path, 
 
     def retriever(chunks, analyzer="finance", **kw):
         return BM25Retriever.build(chunks["embedding_text"].tolist(), analyzer, chunks["doc_id"].tolist(),
-                                   document_texts(chunks), doc_prior=1.0, documents_dir=shared, **kw)
+                                   document_texts(chunks), doc_prior=1.0, documents=DocumentIndexFolder(shared), **kw)
 
     a = retriever(coarse)
     b = retriever(fine)
@@ -122,7 +130,7 @@ def test_the_document_index_is_built_once_for_the_same_document_texts(tmp_path, 
     built.clear()
     retriever(coarse)
     assert built == [2, 2] and len(list(shared.iterdir())) == 4
-    monkeypatch.setattr(bm25_retriever, "DOCUMENT_INDEXES_KEPT", 2)
+    monkeypatch.setattr(indexes, "DOCUMENT_INDEXES_KEPT", 2)
     retriever(coarse)
     assert len(list(shared.iterdir())) == 4  # loaded: nothing written, nothing forgotten
     # a killed build's temporary folder goes once it is stale, a fresh one (a build in progress) stays

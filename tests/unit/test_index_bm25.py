@@ -9,6 +9,7 @@ from rank_bm25 import BM25Okapi
 
 from finchunk_pipeline.index.bm25 import BM25Index, top_k
 from finchunk_pipeline.index.bm25_retriever import BM25Retriever
+from finchunk_pipeline.storage.indexes import save_index
 
 
 def random_corpus(seed: int, n_docs: int, vocab: int, common: int = 3):
@@ -91,8 +92,8 @@ def test_retriever_honours_allowed_masks():
 def test_save_load_round_trip(tmp_path):
     docs, queries = random_corpus(5, 80, 40)
     idx = BM25Index.build(docs, k1=1.2, b=0.6)
-    idx.save(tmp_path / "bm25")
-    back = BM25Index.load(tmp_path / "bm25")
+    save_index(idx, tmp_path / "bm25")
+    back = BM25Index.from_files(tmp_path / "bm25")
     assert back.vocab == idx.vocab and (back.k1, back.b, back.epsilon) == (1.2, 0.6, 0.25)
     np.testing.assert_array_equal(back.scores_many(queries), idx.scores_many(queries))
     assert not list(tmp_path.rglob("*.tmp"))
@@ -177,12 +178,12 @@ def test_load_reads_the_document_major_layout_saved_before(tmp_path):
     entry) still loads to the same weights and scores."""
     docs, queries = random_corpus(9, 120, 40)
     idx = BM25Index.build(docs)
-    idx.save(tmp_path / "new")
-    idx.save(tmp_path / "old")
+    save_index(idx, tmp_path / "new")
+    save_index(idx, tmp_path / "old")
     w = idx.weights.tocsr()
     np.savez(tmp_path / "old" / "bm25.npz", data=w.data, indices=w.indices, indptr=w.indptr,
              shape=np.array(w.shape), params=np.array([idx.k1, idx.b, idx.epsilon]))
-    new, old = BM25Index.load(tmp_path / "new"), BM25Index.load(tmp_path / "old")
+    new, old = BM25Index.from_files(tmp_path / "new"), BM25Index.from_files(tmp_path / "old")
     assert (new.weights != old.weights).nnz == 0 and np.array_equal(new.idf, old.idf)
     assert np.array_equal(new.scores_many(queries), old.scores_many(queries))
     assert np.array_equal(new.scores_many(queries), idx.scores_many(queries))

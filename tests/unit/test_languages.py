@@ -15,6 +15,7 @@ from finchunk_pipeline.index.tokenize import tokenize
 from finchunk_pipeline.lang.codes import normalise
 from finchunk_pipeline.lang.detect import detect_language
 from finchunk_pipeline.lang.numbers import normalise_number
+from finchunk_pipeline.storage.indexes import save_index
 
 ES = get_analyzer("finance", "es")
 EN = get_analyzer("finance")
@@ -101,8 +102,8 @@ def test_language_column_selects_the_analyzer_without_a_flag(tmp_path):
     assert r.search_many(["inversión en inmovilizado"], 1, languages=["es"])[0][0][0] == 2
     # a US-formatted number in an English query finds the Spanish row by value
     assert r.search_many(["sales of 13,668.9"], 1, languages=["en"])[0][0][0] == 0
-    r.save(tmp_path / "bm25")
-    loaded = BM25Retriever.load(tmp_path / "bm25")
+    save_index(r, tmp_path / "bm25")
+    loaded = BM25Retriever.from_files(tmp_path / "bm25")
     assert loaded.languages == r.languages and loaded.question_language(["en1"]) == "en"
     assert loaded.describe()["analyzer"] == languages_key("finance", ["en", "es"]) == "finance-1.1+finance-es-1.1.1"
 
@@ -111,12 +112,12 @@ def test_stale_language_rules_ask_for_a_rebuild(tmp_path):
     import json
 
     r = _retriever()
-    r.save(tmp_path / "bm25")
+    save_index(r, tmp_path / "bm25")
     meta = json.loads((tmp_path / "bm25" / "retriever.json").read_text())
     meta["analyzer_keys"]["es"] = "finance-es-1.1.0"
     (tmp_path / "bm25" / "retriever.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="rebuild the index"):
-        BM25Retriever.load(tmp_path / "bm25")
+        BM25Retriever.from_files(tmp_path / "bm25")
 
 
 def test_english_index_is_unchanged_and_override_forces_one_language():

@@ -2,34 +2,32 @@
 and the statement prior (bm25_retriever.py). Its index: ``<index dir>/bm25/``."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
 from ..analyzer import ANALYSIS_MODULES, DEFAULT_ANALYZER
 from ..bm25_retriever import DEFAULT_DOC_PRIOR, DEFAULT_STATEMENT_PRIOR, BM25Retriever
 from ..documents import document_texts
-from ..registry import IndexSettings, IndexSpec, LoadRequest, RetrieverSpec
+from ..files import SharedIndexes, Traversable
+from ..registry import BuiltIndex, IndexSettings, IndexSpec, LoadRequest, RetrieverSpec
 
 NAME = "bm25"
 
 
-def build_retriever(chunks: pd.DataFrame, folder: str | Path, analyzer: str = DEFAULT_ANALYZER,
+def build_retriever(chunks: pd.DataFrame, analyzer: str = DEFAULT_ANALYZER,
                     doc_prior: float = DEFAULT_DOC_PRIOR, doc_languages: dict[str, str] | None = None,
                     language_override: str | None = None,
                     statement_prior: float = DEFAULT_STATEMENT_PRIOR,
-                    documents_dir: str | Path | None = None) -> BM25Retriever:
+                    documents: SharedIndexes | None = None) -> BM25Retriever:
     """``chunks``: doc_id, embedding_text, source_text, view_spans (the last two give the
     documents' text for the document prior), section_path if present (the statement prior);
     ``doc_languages``: {doc_id: analysis language} (languages.document_languages), English
-    without; ``documents_dir``: where the document-level index is shared between chunk sets.
-    Saved to ``folder/bm25``."""
+    without; ``documents``: the store's document-level indexes, shared between chunk sets.
+    Its files (``to_files``) are stored as ``<index dir>/bm25``."""
     doc_ids = chunks["doc_id"].tolist() if (doc_prior or doc_languages) else None
     doc_texts = document_texts(chunks) if doc_prior else None
     sections = chunks["section_path"].tolist() if "section_path" in chunks.columns else None
     retriever = BM25Retriever.build(chunks["embedding_text"].tolist(), analyzer, doc_ids, doc_texts, doc_prior,
-                                    doc_languages, language_override, sections, statement_prior, documents_dir)
-    retriever.save(Path(folder) / NAME)
+                                    doc_languages, language_override, sections, statement_prior, documents)
     return retriever
 
 
@@ -41,11 +39,12 @@ def _statement_prior(settings: IndexSettings) -> float:
     return DEFAULT_STATEMENT_PRIOR if settings.statement_prior is None else settings.statement_prior
 
 
-def _build(chunks: pd.DataFrame, index_dir: Path, settings: IndexSettings) -> dict:
-    retriever = build_retriever(chunks, index_dir, settings.analyzer or DEFAULT_ANALYZER, _prior(settings),
+def _build(chunks: pd.DataFrame, settings: IndexSettings) -> BuiltIndex:
+    retriever = build_retriever(chunks, settings.analyzer or DEFAULT_ANALYZER, _prior(settings),
                                 settings.doc_languages, settings.language_override, _statement_prior(settings),
-                                settings.documents_dir)
-    return {"chunks": len(chunks), "vocabulary": len(retriever.index.vocab), **retriever.describe()}
+                                settings.documents)
+    return BuiltIndex(retriever.to_files(),
+                      {"chunks": len(chunks), "vocabulary": len(retriever.index.vocab), **retriever.describe()})
 
 
 def _config(settings: IndexSettings) -> dict:
@@ -54,8 +53,8 @@ def _config(settings: IndexSettings) -> dict:
             "statement_prior": f"{_statement_prior(settings):g}"}
 
 
-def _load(index_dir: Path, request: LoadRequest) -> BM25Retriever:
-    return BM25Retriever.load(index_dir / NAME)
+def _load(index_dir: Traversable, request: LoadRequest) -> BM25Retriever:
+    return BM25Retriever.from_files(index_dir / NAME)
 
 
 RETRIEVER = RetrieverSpec(

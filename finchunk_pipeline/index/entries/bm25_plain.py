@@ -11,14 +11,13 @@ yardstick, not a retriever to use. Its index: ``<index dir>/bm25-plain/``.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
 from ..analyzer import ANALYSIS_MODULES
 from ..bm25_retriever import BM25Retriever
+from ..files import Traversable
 from ..languages import languages_key
-from ..registry import IndexSettings, IndexSpec, LoadRequest, RetrieverSpec
+from ..registry import BuiltIndex, IndexSettings, IndexSpec, LoadRequest, RetrieverSpec
 
 NAME = "bm25-plain"
 ANALYZER = "plain"
@@ -30,20 +29,20 @@ class PlainBM25Retriever(BM25Retriever):
     name = NAME
 
 
-def build_retriever(chunks: pd.DataFrame, folder: str | Path, doc_languages: dict[str, str] | None = None,
+def build_retriever(chunks: pd.DataFrame, doc_languages: dict[str, str] | None = None,
                     language_override: str | None = None) -> PlainBM25Retriever:
     """``chunks``: doc_id, embedding_text. Each row analysed in its document's language
-    (``doc_languages``), as the bm25 retriever does. Saved to ``folder/bm25-plain``."""
+    (``doc_languages``), as the bm25 retriever does. Stored as ``<index dir>/bm25-plain``."""
     doc_ids = chunks["doc_id"].tolist() if doc_languages else None
     retriever = PlainBM25Retriever.build(chunks["embedding_text"].tolist(), ANALYZER, doc_ids, None, 0.0,
                                          doc_languages, language_override, None, 0.0)
-    retriever.save(Path(folder) / NAME)
     return retriever
 
 
-def _build(chunks: pd.DataFrame, index_dir: Path, settings: IndexSettings) -> dict:
-    retriever = build_retriever(chunks, index_dir, settings.doc_languages, settings.language_override)
-    return {"chunks": len(chunks), "vocabulary": len(retriever.index.vocab), **retriever.describe()}
+def _build(chunks: pd.DataFrame, settings: IndexSettings) -> BuiltIndex:
+    retriever = build_retriever(chunks, settings.doc_languages, settings.language_override)
+    return BuiltIndex(retriever.to_files(),
+                      {"chunks": len(chunks), "vocabulary": len(retriever.index.vocab), **retriever.describe()})
 
 
 def _config(settings: IndexSettings) -> dict:
@@ -52,8 +51,8 @@ def _config(settings: IndexSettings) -> dict:
             "forced": settings.language_override or ""}
 
 
-def _load(index_dir: Path, request: LoadRequest) -> PlainBM25Retriever:
-    return PlainBM25Retriever.load(index_dir / NAME)
+def _load(index_dir: Traversable, request: LoadRequest) -> PlainBM25Retriever:
+    return PlainBM25Retriever.from_files(index_dir / NAME)
 
 
 RETRIEVER = RetrieverSpec(

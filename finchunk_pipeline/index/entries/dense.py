@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..registry import IndexSettings, IndexSpec, LoadRequest, RetrieverSpec
+from ..files import Parts, Traversable
+from ..registry import BuiltIndex, IndexSettings, IndexSpec, LoadRequest, RetrieverSpec
 
 NAME = "dense"
 
@@ -20,18 +21,23 @@ def _embedder(model_path: str | None, cache_dir, backend: str | None):
     return get_embedder(model_path, cache_dir, **({"backend": backend} if backend else {}))
 
 
-def build_retriever(chunks: pd.DataFrame, folder: str | Path, model_path: str | None = None,
+def build_retriever(chunks: pd.DataFrame, model_path: str | None = None,
                     cache_dir: str | Path | None = None, kind: str = "flat", progress=None,
                     backend: str | None = None):
-    """Embed ``chunks.embedding_text`` (through the embedding cache) and save a FAISS index to
-    ``folder/dense``. Returns (DenseRetriever, EmbedStats)."""
+    """Embed ``chunks.embedding_text`` (through the embedding cache) into a FAISS index (its
+    files: ``dense_files``, stored as ``<index dir>/dense``). Returns (DenseRetriever, EmbedStats)."""
     from ..dense import DenseIndex, DenseRetriever
 
     embedder = _embedder(model_path, cache_dir, backend)
     vectors, stats = embedder.embed(chunks["embedding_text"].tolist(), progress=progress)
     index = DenseIndex.build(vectors, chunks["chunk_id"].tolist(), kind=kind)
-    index.save(Path(folder) / NAME, extra={"model_id": embedder.model_id, "model_path": embedder.model_path})
     return DenseRetriever(index, embedder), stats
+
+
+def dense_files(retriever) -> Parts:
+    """A dense retriever's index files, with the model it embeds with (checked at load)."""
+    embedder = retriever.embedder
+    return retriever.index.to_files(extra={"model_id": embedder.model_id, "model_path": embedder.model_path})
 
 
 def model_id(settings: IndexSettings) -> str:
@@ -39,24 +45,25 @@ def model_id(settings: IndexSettings) -> str:
     return _embedder(settings.model_path, settings.embeddings_dir, settings.embed_backend).model_id
 
 
-def _build(chunks: pd.DataFrame, index_dir: Path, settings: IndexSettings) -> dict:
-    retriever, stats = build_retriever(chunks, index_dir, settings.model_path, settings.embeddings_dir,
+def _build(chunks: pd.DataFrame, settings: IndexSettings) -> BuiltIndex:
+    retriever, stats = build_retriever(chunks, settings.model_path, settings.embeddings_dir,
                                        settings.dense_kind, settings.progress, settings.embed_backend)
-    return {"model_id": retriever.embedder.model_id, "kind": settings.dense_kind, "chunks": len(chunks),
-            "dim": retriever.index.dim, "embed": stats.as_dict()}
+    return BuiltIndex(dense_files(retriever),
+                      {"model_id": retriever.embedder.model_id, "kind": settings.dense_kind, "chunks": len(chunks),
+                       "dim": retriever.index.dim, "embed": stats.as_dict()})
 
 
 def _config(settings: IndexSettings) -> dict:
     return {"model": model_id(settings), "kind": settings.dense_kind}
 
 
-def load_dense(index_dir: Path, request: LoadRequest):
+def load_dense(index_dir: Traversable, request: LoadRequest):
     """The dense retriever over ``index_dir/dense``, its queries embedded by the model it was
     built with (checked against the chunk set's rows and the model id)."""
     from ..dense import DenseIndex, DenseRetriever
 
     folder = index_dir / NAME
-    index = DenseIndex.load(folder)
+    index = DenseIndex.from_files(folder)
     chunks = request.chunks
     if chunks is not None and "chunk_id" in chunks and chunks["chunk_id"].tolist() != index.row_ids:
         raise ValueError(f"{folder}: row ids differ from the chunk set's rows; rebuild the index")
