@@ -17,6 +17,7 @@ from dagster import (
     asset,
 )
 
+from ..build.evaluation_report import write_report
 from ..evaluation.chunk_set import (
     GENERATED,
     HUMAN,
@@ -27,7 +28,7 @@ from ..evaluation.chunk_set import (
 from ..evaluation.code import EVALUATION_CODE, EVALUATION_VERSION
 from ..evaluation.corpus_report import ANSWERS_FILE, corpus_report, stored_evaluations
 from ..evaluation.plots import write_plots
-from ..evaluation.report import render_markdown, write_report
+from ..evaluation.report import render_markdown
 from ..hashing import stable_hash
 from ..models.onnx_backend import check_backend
 from ..storage.files import write_json

@@ -30,7 +30,7 @@ from ..storage.workspace import Workspace
 from .code import EVALUATION_CODE, EVALUATION_VERSION
 from .gold_resolution import OFFSETS
 from .gold_resolution import summary as gold_resolution_summary
-from .history import append_history
+from ..storage.history import append_history
 from .retriever_modes import dir_bytes, evaluate_enriched, evaluate_retrievers
 from .scope import scorable_questions
 from .xbrl_gold.stored import GoldFiles

@@ -22,7 +22,7 @@ from dagster import DagsterInstance
 from finchunk_pipeline.storage.artefacts import Artefact, read_marker, reuse_or_build
 from finchunk_pipeline.assets.resources import PipelineResource
 from finchunk_pipeline.corpus import schema
-from finchunk_pipeline.evaluation.history import append_history, history_dir, load_history
+from finchunk_pipeline.storage.history import append_history, history_dir, load_history
 from finchunk_pipeline.models.embed import Embedder
 from finchunk_pipeline import DEFAULT_CORPUS
 
