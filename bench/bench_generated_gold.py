@@ -56,7 +56,7 @@ def restricted(corpus: str, data: str, chunkers: str | None, report: dict, docs:
     from finchunk_pipeline.settings import Settings
     from finchunk_pipeline.storage.workspace import Workspace
 
-    from finchunk_pipeline.evaluation.xbrl_gold.stored import GoldFiles
+    from finchunk_pipeline.storage.gold import GoldFiles
 
     settings = Settings.from_env(os.environ).with_paths(corpus=corpus, data=data, chunkers=chunkers)
     ws = Workspace(settings)

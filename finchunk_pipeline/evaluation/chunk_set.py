@@ -33,7 +33,7 @@ from .gold_resolution import summary as gold_resolution_summary
 from ..storage.history import append_history
 from .retriever_modes import dir_bytes, evaluate_enriched, evaluate_retrievers
 from .scope import scorable_questions
-from .xbrl_gold.stored import GoldFiles
+from ..storage.gold import GoldFiles
 
 HUMAN, GENERATED = "human", "generated"  # the question sets: the corpus's own, generated from inline XBRL
 MANIFEST_FIELDS = ("chunks", "mean_chars", "mean_tokens", "max_tokens", "over_limit_fraction", "duplication")

@@ -13,7 +13,7 @@ from .chunk_set import GENERATED, HUMAN, evaluation_file, gold_passages
 from .generated_report import side_by_side
 from .out_of_fold import report_rows as out_of_fold_rows
 from .report import build_report
-from .xbrl_gold.stored import GoldFiles
+from ..storage.gold import GoldFiles
 
 ANSWERS_FILE = Path("answers") / "answers.json"  # the optional answers asset's output, under the corpus root
 
