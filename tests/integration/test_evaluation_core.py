@@ -1,5 +1,6 @@
 """The evaluation of a chunk set without Dagster (build/evaluation.py over the pure
-evaluation/chunk_set.py), and its key: editing anything an evaluation reads changes the key, so nothing stale is reused."""
+evaluation/chunk_set.py), and its key: editing anything an evaluation reads changes the key,
+so nothing stale is reused."""
 from __future__ import annotations
 
 import shutil
