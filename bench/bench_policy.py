@@ -38,7 +38,7 @@ from finchunk_pipeline.corpus import load_corpus  # noqa: E402
 from finchunk_pipeline.evaluation.chunk_set import evaluation_file  # noqa: E402
 from finchunk_pipeline.evaluation.compare import paired_bootstrap  # noqa: E402
 from finchunk_pipeline.evaluation.out_of_fold import compare_out_of_fold, per_question, sides  # noqa: E402
-from finchunk_pipeline.evaluation.xbrl_gold.stored import GoldFiles  # noqa: E402
+from finchunk_pipeline.storage.gold import GoldFiles  # noqa: E402
 from finchunk_pipeline.storage.workspace import corpus_key  # noqa: E402
 
 from _docs import command, section, write_page  # noqa: E402

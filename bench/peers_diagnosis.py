@@ -38,6 +38,7 @@ from finchunk_pipeline import (
 )
 from finchunk_pipeline.assets.resources import PipelineResource  # noqa: E402
 from finchunk_pipeline.evaluation.compare import best, mean_recall, paired_bootstrap  # noqa: E402
+from finchunk_pipeline.build.evaluation import document_reader  # noqa: E402
 from finchunk_pipeline.evaluation.expander import parent_expander  # noqa: E402
 from finchunk_pipeline.evaluation.retrieval import gold_spans
 from finchunk_pipeline.evaluation.retriever_modes import CHUNK_COLUMNS  # noqa: E402
@@ -80,7 +81,7 @@ def where_gold(pipeline: PipelineResource, name: str, retriever: str, mode: str,
     ws = pipeline.workspace()
     config = pipeline.chunker_config(name)
     chunks = ws.chunks.read(config.chunks_version_name, columns=CHUNK_COLUMNS)
-    expander = parent_expander(chunks, ws.manifest_path, ws.blocks, config.expand) if config.expand else None
+    expander = parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), config.expand) if config.expand else None
     r = load_retriever(retriever, ws.index_dir(config.version_name), LoadRequest(chunks))
     ev = evaluate_retriever(r, chunks, passages, questions, mode, expander=expander, budgets=(budget,))
     gold = gold_spans(passages)

@@ -29,10 +29,10 @@ from dagster import (
     asset_check,
 )
 
-from ..evaluation.chunk_set import scored_scope
+from ..build.evaluation import scored_scope
 from ..evaluation.coverage import coverage_fraction, merge_spans
 from ..evaluation.gold_resolution import scorable as resolved_only
-from ..evaluation.history import load_history
+from ..storage.history import load_history
 from ..types.chunks import spans_of
 from .chunks import chunk_sets
 from .evaluation import retrieval_evaluation

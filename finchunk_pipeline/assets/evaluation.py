@@ -1,7 +1,8 @@
 """Group "evaluation": per chunk set retrieval scores, then the side-by-side report.
 
 The assets only declare: the evaluation of a chunk set, its key and its reuse live in
-evaluation/chunk_set.py (plain functions, testable without Dagster); the report in
+build/evaluation.py over the pure evaluation/chunk_set.py (plain functions, testable without
+Dagster); the report in build/evaluation_report.py over evaluation/corpus_report.py and
 evaluation/report.py.
 """
 
@@ -17,17 +18,12 @@ from dagster import (
     asset,
 )
 
-from ..evaluation.chunk_set import (
-    GENERATED,
-    HUMAN,
-    ChunkSetEvaluation,
-    EvaluationOptions,
-    evaluate_chunk_set,
-)
+from ..build.evaluation import ChunkSetEvaluation, evaluate_chunk_set
+from ..build.evaluation_report import ANSWERS_FILE, corpus_report, stored_evaluations, write_report
+from ..evaluation.chunk_set import GENERATED, HUMAN, EvaluationOptions
 from ..evaluation.code import EVALUATION_CODE, EVALUATION_VERSION
-from ..evaluation.corpus_report import ANSWERS_FILE, corpus_report, stored_evaluations
 from ..evaluation.plots import write_plots
-from ..evaluation.report import render_markdown, write_report
+from ..evaluation.report import render_markdown
 from ..hashing import stable_hash
 from ..models.onnx_backend import check_backend
 from ..storage.files import write_json

@@ -1,12 +1,14 @@
 """Group "documents": generated_gold — questions with exact evidence, generated from the
 inline-XBRL facts the HTML parser located in each filing (evaluation/xbrl_gold). The asset
-only wires: the generation, its key and its reuse live in evaluation/xbrl_gold/stored.py."""
+only wires: the generation, its key and its reuse live in build/xbrl_gold.py."""
 
 import pyarrow.parquet as pq
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
-from ..evaluation.xbrl_gold.stored import CODE, GoldFiles, GoldOptions, build_generated_gold
+from ..build.xbrl_gold import build_generated_gold
 from ..code_versions import code_version
+from ..evaluation.xbrl_gold.options import CODE, GoldOptions
+from ..storage.gold import GoldFiles
 from .documents import parsed_blocks
 from .resources import PipelineResource
 

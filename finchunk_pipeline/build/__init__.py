@@ -6,4 +6,6 @@ nothing.
 ``blocks``: a corpus's parsed blocks (the parse stage over the raw and block stores).
 ``enrichment``: a chunk set's enriched set (over the chunk, block and enrichment stores).
 ``indexes``: a chunk set's indexes (and ``search``: a searcher opened over the stored ones).
+``evaluation``: a chunk set's evaluation (``evaluation_report``: the corpus's report;
+``xbrl_gold``: the generated gold).
 """

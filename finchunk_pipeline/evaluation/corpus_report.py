@@ -1,21 +1,16 @@
-"""The corpus's report from what is stored: every declared chunk set's evaluation.json, the
-resolved gold, the optional answers and the point-in-time evaluation, assembled into the
-report evaluation/report.py renders (plain functions; the evaluation_report asset calls them)."""
+"""The corpus's report from what its chunk sets' evaluations hold: every declared chunk set's
+evaluation payload, the resolved gold, the optional answers and the point-in-time evaluation,
+assembled into the report evaluation/report.py renders. Pure: build/evaluation_report.py reads
+what is stored and hands it here; the evaluation_report asset calls it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Iterable
 
 from ..index.registry import is_neutral
-from ..storage.artefacts import read_marker, report_damage
-from ..storage.files import read_json
-from .chunk_set import GENERATED, HUMAN, evaluation_file, gold_passages
 from .generated_report import side_by_side
 from .out_of_fold import report_rows as out_of_fold_rows
 from .report import build_report
-from .xbrl_gold.stored import GoldFiles
-
-ANSWERS_FILE = Path("answers") / "answers.json"  # the optional answers asset's output, under the corpus root
 
 
 @dataclass
@@ -29,18 +24,23 @@ class StoredEvaluations:
     enriched: list[dict] = field(default_factory=list)
 
 
-def stored_evaluations(ws, configs, gold: str = HUMAN) -> StoredEvaluations:
-    """The declared chunk sets' stored evaluations on one question set (evaluation.json: the
-    corpus's own questions; evaluation-generated.json: the generated ones)."""
+@dataclass(frozen=True)
+class GeneratedGoldEvaluations:
+    """The generated gold's questions and passages, its report (``about``) and the chunk sets'
+    evaluations on it."""
+
+    questions: object   # DataFrame
+    passages: object    # DataFrame
+    about: dict
+    stored: StoredEvaluations
+
+
+def collect_evaluations(evaluations: Iterable[tuple[object, dict | None]]) -> StoredEvaluations:
+    """The declared chunk sets' evaluations on one question set: (config, its evaluation
+    payload, or None when it was not evaluated yet or is damaged)."""
     out = StoredEvaluations()
-    for config in configs:
-        path = ws.evaluation_dir(config.version_name) / evaluation_file(gold)
-        data = read_marker(path, "left out of the report until its chunk set is evaluated again")
-        if data is not None and not isinstance(data.get("entries"), list):
-            report_damage(f"{path} holds no evaluation entries",
-                          "left out of the report until its chunk set is evaluated again")
-            data = None
-        if data is None:  # not evaluated yet, or damaged (warned, naming the file)
+    for config, data in evaluations:
+        if data is None:  # not evaluated yet, or damaged
             out.missing.append(config.name)
             continue
         out.entries.extend(data["entries"] or [{**data["chunk_set"]}])
@@ -88,23 +88,23 @@ def answers_for_report(data: dict, configs) -> dict:
     return data
 
 
-def corpus_report(ws, corpus, configs, budgets, stored: StoredEvaluations, pit_path: Path | None = None) -> dict:
-    """The report of every declared chunk set side by side, with what else is stored."""
+def corpus_report(corpus, configs, budgets, stored: StoredEvaluations, passages=None, answers: dict | None = None,
+                  pit: dict | None = None, generated: GeneratedGoldEvaluations | None = None) -> dict:
+    """The report of every declared chunk set side by side, with what else there is: the
+    resolved gold ``passages``, the answers, the point-in-time evaluation, the generated gold."""
     questions = 0 if corpus.questions is None else len(corpus.questions)
     report = build_report(corpus.name, questions, stored.entries, stored.excluded, budgets,
-                          question_doc_types(corpus), gold_lengths(corpus, gold_passages(ws)))
+                          question_doc_types(corpus), gold_lengths(corpus, passages))
     with_out_of_fold(report, stored.entries, corpus.questions)
     if stored.resolution is not None:  # pdf quotes resolved into the parsed text (evaluation/gold_resolution.py)
         report["gold_resolution"] = stored.resolution
     if stored.enriched:
         report["enrichment"] = stored.enriched
-    answers_file = ws.root / ANSWERS_FILE
-    if answers_file.exists():
-        report["answers"] = answers_for_report(read_json(answers_file), configs)
-    if pit_path is not None and pit_path.exists():
-        pit = read_json(pit_path)
+    if answers is not None:
+        report["answers"] = answers_for_report(answers, configs)
+    if pit is not None:
         report["point_in_time"] = {k: pit[k] for k in ("total", "correct", "accuracy", "unparsed")}
-    return with_generated_gold(ws, corpus, configs, budgets, report)
+    return with_generated_gold(corpus, budgets, report, generated)
 
 
 def with_out_of_fold(report: dict, entries: list[dict], questions) -> dict:
@@ -120,18 +120,16 @@ def with_out_of_fold(report: dict, entries: list[dict], questions) -> dict:
     return report
 
 
-def with_generated_gold(ws, corpus, configs, budgets, report: dict) -> dict:
+def with_generated_gold(corpus, budgets, report: dict, generated: GeneratedGoldEvaluations | None) -> dict:
     """The report with the generated gold's part (generated_report.py): the report itself when
     the corpus has no scored questions of its own, else a section beside it."""
-    files = GoldFiles(ws.generated_gold_dir)
-    stored = stored_evaluations(ws, configs, GENERATED)
-    if not files.exists() or not stored.entries:
+    if generated is None or not generated.stored.entries:
         return report
-    questions, passages = files.read()
+    questions, passages, stored = generated.questions, generated.passages, generated.stored
     gen = build_report(corpus.name, len(questions), stored.entries, stored.excluded, budgets,
                        question_doc_types(corpus, questions), gold_lengths(corpus, passages, questions))
     with_out_of_fold(gen, stored.entries, questions)
-    about = {k: v for k, v in read_json(files.marker).items() if k != "inputs"}
+    about = {k: v for k, v in generated.about.items() if k != "inputs"}
     if not any(e.get("curve") for e in report["chunk_sets"]):  # nothing of its own scored
         keep = {k: report[k] for k in ("point_in_time", "answers", "enrichment") if k in report}
         return {**gen, **keep, "gold": "generated", "generated_gold": {"about": about}}

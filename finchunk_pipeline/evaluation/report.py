@@ -1,12 +1,11 @@
-"""The evaluation report: every chunk set side by side, as evaluation.json and evaluation.md
-(plus PNG plots, ``plots.py``), and the per chunk set recall history the regression gate reads."""
+"""The evaluation report: every chunk set side by side, as the payload of evaluation.json and
+the text of evaluation.md (plus PNG plots, ``plots.py``); build/evaluation_report.py writes
+them, storage/history.py holds the per chunk set recall history the regression gate reads."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 from ..routing.report import routing_lines
-from ..storage.files import write_json, write_text
 from .budget import BUDGET_RULE, BUDGETS, REPORT_BUDGET
 from .cells import at_budget, at_k, pct
 from .compare import family_comparison, recommend_budget, recommendations
@@ -275,14 +274,3 @@ def _point_in_time_section(pit: dict | None) -> list[str]:
             "Each answer is the value filed on or before the question's as_of date (no look-ahead).", "",
             "| questions | correct | exact-match accuracy | not parsed |", "|---:|---:|---:|---:|",
             f"| {pit['total']} | {pit['correct']} | {_fmt(pit['accuracy'])} | {pit['unparsed']} |"]
-
-
-def write_report(report: dict, out_dir: str | Path, plots: dict[str, str] | None = None) -> tuple[Path, Path]:
-    out_dir = Path(out_dir)
-    js = write_json(out_dir / "evaluation.json", report)
-    md = write_text(out_dir / "evaluation.md", render_markdown(report, plots))
-    return js, md
-
-
-# --- recall history: moved to history.py (one atomic file per record) ------------------------
-from .history import append_history, history_path, history_record, read_history  # noqa: E402,F401

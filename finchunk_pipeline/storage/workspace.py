@@ -75,7 +75,7 @@ class Workspace:
 
     @property
     def evaluations_root(self) -> Path:
-        """Every chunk set's evaluation folder, and ``history/`` (evaluation/history.py)."""
+        """Every chunk set's evaluation folder, and ``history/`` (storage/history.py)."""
         return self.root / "evaluations"
 
     def evaluation_dir(self, version_name: str) -> Path:

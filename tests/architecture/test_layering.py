@@ -68,7 +68,7 @@ def _imports() -> list[tuple[str, str, int]]:
 
 # stages that are pure already: functions over in-memory types, reading and writing nothing
 # (their store-aware builds live in build/); the others still call storage/ themselves
-PURE_STAGES = ("chunking", "parse", "enrichment", "index")
+PURE_STAGES = ("chunking", "parse", "enrichment", "index", "evaluation")
 
 
 def _upward(imports) -> list[str]:

@@ -110,7 +110,7 @@ def test_two_concurrent_builds_of_one_chunk_set_build_it_once(tmp_path, default_
     from dagster import DagsterInstance
 
     from finchunk_pipeline.assets.resources import PipelineResource
-    from finchunk_pipeline.evaluation.report import read_history
+    from finchunk_pipeline.storage.history import read_history
 
     from tests.integration.test_pipeline_dagster import run_documents
 

@@ -1,5 +1,6 @@
-"""The evaluation of a chunk set without Dagster (evaluation/chunk_set.py), and its key:
-editing anything an evaluation reads changes the key, so nothing stale is reused."""
+"""The evaluation of a chunk set without Dagster (build/evaluation.py over the pure
+evaluation/chunk_set.py), and its key: editing anything an evaluation reads changes the key,
+so nothing stale is reused."""
 from __future__ import annotations
 
 import shutil
@@ -11,8 +12,9 @@ from dagster import DagsterInstance
 from finchunk_pipeline.code_versions import PACKAGE
 from finchunk_pipeline import load_chunker_configs
 from finchunk_pipeline.chunking.chunk_set import inputs_hash
-from finchunk_pipeline.evaluation.chunk_set import (ChunkSetEvaluation, EvaluationOptions, evaluate_chunk_set,
-                                                    evaluation_key, score_chunk_set, stored_inputs, chunk_set_base)
+from finchunk_pipeline.build.evaluation import (ChunkSetEvaluation, chunk_set_base, evaluate_chunk_set,
+                                               evaluation_key, score_chunk_set, stored_inputs)
+from finchunk_pipeline.evaluation.chunk_set import EvaluationOptions
 from finchunk_pipeline.evaluation.code import evaluation_code
 from finchunk_pipeline import Settings
 from finchunk_pipeline.storage.files import read_json

@@ -6,7 +6,7 @@ import json
 import os
 import time
 
-from finchunk_pipeline.evaluation.history import append_history, history_dir, history_path, load_history
+from finchunk_pipeline.storage.history import append_history, history_dir, history_path, load_history
 from finchunk_pipeline.storage.files import clean_stale_temp_files, write_json
 
 

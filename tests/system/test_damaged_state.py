@@ -22,7 +22,7 @@ from dagster import DagsterInstance
 from finchunk_pipeline.storage.artefacts import Artefact, read_marker, reuse_or_build
 from finchunk_pipeline.assets.resources import PipelineResource
 from finchunk_pipeline.corpus import schema
-from finchunk_pipeline.evaluation.history import append_history, history_dir, load_history
+from finchunk_pipeline.storage.history import append_history, history_dir, load_history
 from finchunk_pipeline.models.embed import Embedder
 from finchunk_pipeline import DEFAULT_CORPUS
 
@@ -206,7 +206,7 @@ def test_the_regression_check_survives_a_record_that_is_not_one(tmp_path, caplog
 
 def test_a_damaged_evaluation_is_left_out_of_the_report_with_a_warning(tmp_path, caplog):
     from finchunk_pipeline import ChunkerConfig
-    from finchunk_pipeline.evaluation.corpus_report import stored_evaluations
+    from finchunk_pipeline.build.evaluation_report import stored_evaluations
     from finchunk_pipeline import Settings
     from finchunk_pipeline import Workspace
 

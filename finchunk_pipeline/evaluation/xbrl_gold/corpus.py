@@ -1,7 +1,5 @@
-"""``finchunk corpus gold-from-xbrl CORPUS --out CORPUS2``: a corpus whose questions and
-passages are generated from its inline-XBRL filings, written in the corpus format beside a
-copy of its documents (and files, and XBRL facts), so any tool that reads the format — this
-pipeline's ``finchunk run`` first — evaluates on it.
+"""The filings of a corpus folder for ``finchunk corpus gold-from-xbrl`` (written by
+build/xbrl_gold.gold_from_xbrl), and generated gold as tables in the corpus format.
 
 Documents are parsed here, in this process, by the same parser the pipeline runs (its
 blocks and located facts are the same), one at a time; documents that are not HTML, or
@@ -9,7 +7,6 @@ carry no tagged facts, are listed and left without questions.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Iterator
 
@@ -19,11 +16,7 @@ from ...corpus import schema
 from ...corpus.loader import document_bytes, load_corpus
 from ...parse.content import controls_as_spaces
 from ...parse.registry import UnsupportedDocument, select_parser
-from ...storage.files import write_json, write_parquet
-from . import FilingInput, GeneratedGold, generate
-
-COPIED = ("documents.parquet", "xbrl_facts.parquet")
-REPORT = "gold_report.json"
+from . import FilingInput, GeneratedGold
 
 
 def parsed_filings(src: Path, skipped: dict[str, str]) -> Iterator[FilingInput]:
@@ -54,25 +47,8 @@ def parsed_filings(src: Path, skipped: dict[str, str]) -> Iterator[FilingInput]:
                           doc, doc.facts)
 
 
-def gold_from_xbrl(src: str | Path, out: str | Path, *, seed: int = 0, per_document: int | None = 150,
-                   evidence: str = "row+header") -> GeneratedGold:
-    """Write ``out``: ``src``'s documents (and files, XBRL facts) with generated questions and
-    passages, and ``gold_report.json`` (what was generated, rejected and skipped)."""
-    src, out = Path(src), Path(out)
-    if out.resolve() == src.resolve():
-        raise ValueError(f"--out {out} is the source corpus: choose another folder (the source is never changed)")
-    skipped: dict[str, str] = {}
-    gold = generate(parsed_filings(src, skipped), seed=seed, per_document=per_document, evidence=evidence)
-    out.mkdir(parents=True, exist_ok=True)
-    for name in COPIED:
-        if (src / name).exists():
-            shutil.copy2(src / name, out / name)
-    if (src / "files").is_dir():
-        shutil.copytree(src / "files", out / "files", dirs_exist_ok=True)
+def gold_tables(gold: GeneratedGold) -> tuple[pa.Table, pa.Table]:
+    """(questions, passages) of generated gold as tables of the corpus schema."""
     q, p = gold.frames()
-    write_parquet(out / "passages.parquet", pa.Table.from_pandas(p, schema=schema.PASSAGES, preserve_index=False))
-    write_parquet(out / "questions.parquet", pa.Table.from_pandas(q, schema=schema.QUESTIONS, preserve_index=False))
-    gold.report["skipped"] = skipped
-    gold.report["source"] = str(src)
-    write_json(out / REPORT, gold.report)
-    return gold
+    return (pa.Table.from_pandas(q, schema=schema.QUESTIONS, preserve_index=False),
+            pa.Table.from_pandas(p, schema=schema.PASSAGES, preserve_index=False))

@@ -1,4 +1,5 @@
-"""The per chunk-set recall history the regression gate reads (one corpus's data root).
+"""The per chunk-set recall history the regression gate reads (one corpus's data root): its
+records stored as files, read back; the evaluation build (build/evaluation.py) adds them.
 
 Each evaluation adds one record, written atomically as its own file
 ``<evaluations>/history/<chunk set>/<time ns>-<pid>.json``: no record is ever appended in
@@ -17,7 +18,7 @@ import os
 import time
 from pathlib import Path
 
-from ..storage.files import safe_name, write_json
+from .files import safe_name, write_json
 
 log = logging.getLogger(__name__)
 
