@@ -111,12 +111,12 @@ def _imported(path: Path, root: Path) -> set[str]:
 def import_closure(modules: Iterable[str], root: Path = PACKAGE, leave_out: Iterable[str] = ()) -> list[Path]:
     """The files of ``modules`` and of every module of the package they import, followed to
     the end (read from the sources under ``root``, nothing imported): the code they run. A
-    module in ``leave_out`` is neither counted nor followed. Dotted names start with the
-    package's name."""
-    leave_out, seen, todo = set(leave_out), set(), list(modules)
+    module in ``leave_out``, or in a package it names, is neither counted nor followed. Dotted
+    names start with the package's name."""
+    leave_out, seen, todo = tuple(leave_out), set(), list(modules)
     while todo:
         module = todo.pop()
-        if module in seen or module in leave_out:
+        if module in seen or any(module == m or module.startswith(f"{m}.") for m in leave_out):
             continue
         seen.add(module)
         path = _module_file(module, root)

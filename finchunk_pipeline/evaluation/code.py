@@ -1,13 +1,14 @@
 """The code version of a chunk set's evaluation: a hash of the code it runs.
 
-Evaluation reuse is keyed to this hash (evaluation/chunk_set.py): editing a metric, a
-retriever or the parent expansion re-evaluates every chunk set, whether or not someone
+Evaluation reuse is keyed to this hash (build/evaluation.py): editing a metric, a retriever,
+the parent expansion or the scoring scope re-evaluates every chunk set, whether or not someone
 bumps ``EVALUATION_VERSION``. The code is found by following imports
-(``code_versions.import_closure``) from the evaluation and from the modules its registries
-load by name (the built-in metrics, the built-in retrievers), so no list of files or folders is
-kept here: a module the evaluation starts to import counts from then on, wherever it lives.
-Report rendering, plots, the history file and the answers asset do not change an evaluation's
-results: they are left out (and not followed).
+(``code_versions.import_closure``) from the evaluation as build/evaluation.py runs it over the
+stores, and from the modules the registries load by name (the built-in metrics, the built-in
+retrievers), so no list of files or folders is kept here: a module the evaluation starts to
+import counts from then on, wherever it lives. Left out (and not followed): the storage layer
+(what it reads is in the evaluation's key by content) and what only renders or records results
+(report, plots, history, the answers asset, search).
 """
 from __future__ import annotations
 
@@ -21,13 +22,14 @@ from .metrics import BUILTIN as BUILTIN_METRICS
 EVALUATION_VERSION = "3"
 
 _PKG = PACKAGE.name
-# what runs an evaluation: the evaluation of a chunk set, and what its registries import by name
-EVALUATION_MODULES = (f"{_PKG}.evaluation.chunk_set",
+# what runs an evaluation: a chunk set's evaluation over the stores, and what the registries
+# import by name
+EVALUATION_MODULES = (f"{_PKG}.build.evaluation",
                       *(f"{_PKG}.evaluation.{m}" for m in BUILTIN_METRICS),
                       *(f"{_PKG}.index.entries.{m}" for m in BUILTIN_RETRIEVERS))
 # what an evaluation imports that does not change its results
 NOT_EVALUATION_CODE = tuple(f"{_PKG}.{m}" for m in (
-    "evaluation.report", "evaluation.cells", "evaluation.plots", "evaluation.history",
+    "storage", "evaluation.report", "evaluation.cells", "evaluation.plots", "evaluation.history",
     "evaluation.enrichment_report", "evaluation.answers", "index.search"))
 
 
