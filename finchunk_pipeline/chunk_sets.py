@@ -11,7 +11,7 @@ so adding or changing an enricher reuses the chunks as they are.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +29,11 @@ _NAME = re.compile(NAME_PATTERN)
 
 
 @dataclass(frozen=True)
-class ChunkerConfig:
-    """One declared chunk set, as written in the chunkers file: its chunker's options (name,
-    strategy, params, header, context_fields, token_safe: ``chunker``) and its own."""
+class ChunkerConfig(Chunker):
+    """One declared chunk set, as written in the chunkers file: its chunker's options (the
+    fields of ``Chunker``: name, strategy, params, header, context_fields, token_safe, handed
+    on as ``chunker``) and what the set does beyond its chunks."""
 
-    name: str                      # partition key, e.g. "structure-h"
-    strategy: str                  # a key of chunking.registry.STRATEGIES
-    params: dict[str, Any] = field(default_factory=dict)
-    header: bool = False           # prefix embedding_text with "Title > Section"
-    context_fields: tuple[str, ...] = ("title", "section")  # what the header shows
     dense: bool = True             # build a dense (FAISS) index for this set
     description: str = ""
     # delivery policy: each retrieved chunk is delivered as its bounded parent of at most this
@@ -45,19 +41,11 @@ class ChunkerConfig:
     # hash: the chunks do not change, only what the evaluation and search deliver
     expand: int = 0
     enrich: EnrichSpec | None = None  # an enricher: a second, indexed representation of each chunk
-    # no chunk over the embedding model's token limit (chunking/token_bound.py)
-    token_safe: bool = False
 
     @property
     def chunker(self) -> Chunker:
-        """What decides the chunks: all that chunking receives."""
-        return Chunker(name=self.name, strategy=self.strategy, params=self.params, header=self.header,
-                       context_fields=self.context_fields, token_safe=self.token_safe)
-
-    @property
-    def chunking_hash(self) -> str:
-        """Hash of what decides the chunks (the enricher aside)."""
-        return self.chunker.chunking_hash
+        """What decides the chunks: all that chunking receives (a Chunker, not the set)."""
+        return Chunker(**{f.name: getattr(self, f.name) for f in fields(Chunker)})
 
     @property
     def config_hash(self) -> str:
@@ -72,11 +60,6 @@ class ChunkerConfig:
         """Names the chunk set's version (enrichment, indexes, evaluation): changes whenever
         the output could change."""
         return f"{self.name}-{self.config_hash}"
-
-    @property
-    def chunks_version_name(self) -> str:
-        """Names the stored chunks: the chunking-only version, shared by every enricher."""
-        return self.chunker.chunks_version_name
 
 
 class ChunkSetEntry(BaseModel):

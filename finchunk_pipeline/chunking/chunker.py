@@ -2,7 +2,7 @@
 bound — everything that decides the chunks, and nothing else. Chunking receives a Chunker;
 what a chunk set does beyond its chunks (its enricher, whether it gets a dense index, how its
 retrieved chunks are delivered) is declared above the stages, in ``chunk_sets.ChunkerConfig``,
-which composes a Chunker with them.
+which extends a Chunker with them (and hands chunking its ``chunker``).
 
 ``chunking_hash`` names the chunks: it covers the strategy, its parameters, the header
 settings and the strategy's code version, so changing any of them yields new chunks; the
@@ -51,7 +51,7 @@ class Chunker:
 def require_chunker(value: Any, where: str) -> "Chunker":
     """``value`` when it is a Chunker; a TypeError naming ``where`` otherwise (a chunk-set
     declaration hands its chunker on: ``config.chunker``)."""
-    if not isinstance(value, Chunker):
+    if type(value) is not Chunker:  # a declared chunk set extends it: it must hand on its .chunker
         raise TypeError(f"{where} takes a Chunker (a declared chunk set's is ChunkerConfig.chunker), "
                         f"got {type(value).__name__}")
     return value
