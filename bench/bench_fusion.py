@@ -147,8 +147,17 @@ def score_corpus(args) -> int:
     from finchunk_pipeline.assets.resources import PipelineResource
     from finchunk_pipeline.evaluation.assembler import DeliveredChunk
     from finchunk_pipeline.evaluation.budget import score_budgets
-    from finchunk_pipeline.evaluation.chunk_set import scored_scope
     from finchunk_pipeline.evaluation.expander import parent_expander
+    try:   # the pure evaluation stage (builders/evaluation.py reads the stores)
+        from finchunk_pipeline.builders.evaluation import document_reader, scored_scope
+
+        def make_expander(chunks, ws, max_chars):
+            return parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), max_chars)
+    except ImportError:   # before it
+        from finchunk_pipeline.evaluation.chunk_set import scored_scope
+
+        def make_expander(chunks, ws, max_chars):
+            return parent_expander(chunks, ws.manifest_path, ws.blocks, max_chars)
     from finchunk_pipeline.evaluation.retrieval import gold_spans, question_languages
     from finchunk_pipeline.evaluation.retriever_modes import CHUNK_COLUMNS
     from finchunk_pipeline.index.registry import LoadRequest
@@ -168,7 +177,7 @@ def score_corpus(args) -> int:
         config = pipeline.chunker_config(set_name)
         index_dir = ws.index_dir(config.version_name)
         chunks = ws.chunks.read(config.chunks_version_name, columns=CHUNK_COLUMNS)
-        expander = parent_expander(chunks, ws.manifest_path, ws.blocks, config.expand) if config.expand else None
+        expander = make_expander(chunks, ws, config.expand) if config.expand else None
         request = LoadRequest(chunks, None, ws.settings.embeddings_dir, embed_backend=args.embed_backend)
         bm25 = load_retriever("bm25", index_dir, request)
         dense = load_retriever("dense", index_dir, request)
@@ -408,12 +417,18 @@ def report(args) -> int:
         fam = label.split(" ")[0]
         w(f"| {i} | {label} | {-m}/{len(cells)} | {-wg:+.1f} | {-mg:+.2f} | {-wins} | {pooled.get(fam, '–')} |")
     w("\nOrder: cells meeting the bar, then wins, then mean gap, then worst gap.\n")
+    top = sorted(ranking)[0][-1].split(" (")[0]
+    if top in FAMILIES:
+        stats = summary[f"{top} (pooled)"]
+        w(f"**First: `{top}`**, to ship with the constant chosen on every dev cell, **{pooled[top]}**: with it, "
+          + "; ".join(f"{k} {100 * s['recall']:.1f} ({100 * s['gap']:+.1f} [{100 * s['ci'][0]:+.1f}, {100 * s['ci'][1]:+.1f}])"
+                      for k, s in stats.items()) + ".\n")
 
     w("## How each constant moves each cell (in sample)\n")
-    w("Recall % of the constant-weight rules at every dense weight d (rrf = wrrf at 0.5).\n")
+    w("Recall % of the one-constant rules at every dense weight d (rrf = wrrf at 0.5; margin: d is the weight before the shrink by 1 − m).\n")
     w("| rule | cell | " + " | ".join(str(d) for d in GRID) + " |")
     w("|---|---|" + "---:|" * len(GRID))
-    for f in ("wrrf", "minmax", "z"):
+    for f in ("margin", "wrrf", "minmax", "z"):
         for k, c in cells:
             w(f"| {f} | {cell_key(k, c)} | " + " | ".join(f"{100 * per_question(c, f, d).mean():.1f}" for d in GRID) + " |")
     w("")
