@@ -51,7 +51,7 @@ def restricted(corpus: str, data: str, chunkers: str | None, report: dict, docs:
     ``docs`` only when given (both question sets on the same documents)."""
     from finchunk_pipeline.chunk_sets import load_chunker_configs
     from finchunk_pipeline.corpus import load_corpus
-    from finchunk_pipeline.build.evaluation_report import stored_evaluations
+    from finchunk_pipeline.builders.evaluation_report import stored_evaluations
     from finchunk_pipeline.evaluation.out_of_fold import per_question
     from finchunk_pipeline.settings import Settings
     from finchunk_pipeline.storage.workspace import Workspace

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from finchunk_pipeline.chunk_sets import load_chunker_configs  # noqa: E402
 from finchunk_pipeline.corpus import load_corpus  # noqa: E402
 from finchunk_pipeline.evaluation.chunk_set import HUMAN  # noqa: E402
-from finchunk_pipeline.build.evaluation_report import stored_evaluations  # noqa: E402
+from finchunk_pipeline.builders.evaluation_report import stored_evaluations  # noqa: E402
 from finchunk_pipeline.evaluation.out_of_fold import FOLDS, compare_out_of_fold, sides  # noqa: E402
 from finchunk_pipeline.storage.gold import GoldFiles  # noqa: E402
 from finchunk_pipeline.settings import Settings  # noqa: E402

@@ -8,7 +8,7 @@ Prints MB/s of source (UTF-8 bytes) per row and its ratio to
 RecursiveCharacterTextSplitter(500, 0, add_start_index=True) over the same texts; the goal
 of issue 16 is >= 1.5x. Absolute MB/s move with the machine's load; the ratio is the figure.
 
-With ``--workers N`` it also times the pipeline's parse stage (build/blocks.py: raw
+With ``--workers N`` it also times the pipeline's parse stage (builders/blocks.py: raw
 store in, blocks files written) over the same documents in one process and in N processes
 (each round into an empty block store; starting the processes is counted), against the same
 single-process LangChain split. The parsers are the same; N processes use N cores.

@@ -38,7 +38,7 @@ from finchunk_pipeline import (
 )
 from finchunk_pipeline.assets.resources import PipelineResource  # noqa: E402
 from finchunk_pipeline.evaluation.compare import best, mean_recall, paired_bootstrap  # noqa: E402
-from finchunk_pipeline.build.evaluation import document_reader  # noqa: E402
+from finchunk_pipeline.builders.evaluation import document_reader  # noqa: E402
 from finchunk_pipeline.evaluation.expander import parent_expander  # noqa: E402
 from finchunk_pipeline.evaluation.retrieval import gold_spans
 from finchunk_pipeline.evaluation.retriever_modes import CHUNK_COLUMNS  # noqa: E402

@@ -34,7 +34,7 @@ ENV: dict[str, str] = {
     "doc_prior": "FINCHUNK_DOC_PRIOR",              # "" = the default weight
     "statement_prior": "FINCHUNK_STATEMENT_PRIOR",  # "" = the default weight; 0 = off
     "budgets": "FINCHUNK_BUDGETS",                  # comma-separated characters ("" = the defaults)
-    "parse_workers": "FINCHUNK_PARSE_WORKERS",      # processes that parse ("" = by the work, see build/blocks.py)
+    "parse_workers": "FINCHUNK_PARSE_WORKERS",      # processes that parse ("" = by the work, see builders/blocks.py)
     "data_url": "FINCHUNK_DATA_URL",                # remote data root (fsspec URL)
     "data_endpoint_url": "FINCHUNK_DATA_ENDPOINT_URL",
     "data_storage_options": "FINCHUNK_DATA_STORAGE_OPTIONS",  # JSON object

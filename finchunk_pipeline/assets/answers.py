@@ -30,7 +30,7 @@ from ..evaluation.answers import (
 )
 from ..evaluation.assembler import DeliveredChunk, deliver, retrieved_count
 from ..evaluation.budget import REPORT_BUDGET
-from ..build.evaluation import scored_scope
+from ..builders.evaluation import scored_scope
 from ..evaluation.retrieval import DEPTH, gold_spans
 from ..hashing import stable_hash
 from ..storage.files import write_json, write_text

@@ -29,7 +29,7 @@ from dagster import (
     asset_check,
 )
 
-from ..build.evaluation import scored_scope
+from ..builders.evaluation import scored_scope
 from ..evaluation.coverage import coverage_fraction, merge_spans
 from ..evaluation.gold_resolution import scorable as resolved_only
 from ..storage.history import load_history

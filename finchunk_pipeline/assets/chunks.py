@@ -9,7 +9,7 @@ from dagster import (
     asset,
 )
 
-from ..build.chunks import build_chunk_set
+from ..builders.chunks import build_chunk_set
 from ..chunking.registry import STRATEGIES
 from ..hashing import stable_hash
 from ..models.onnx_backend import check_backend

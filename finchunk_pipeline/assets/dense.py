@@ -1,5 +1,5 @@
 """Group "dense_indexing": per chunk set, the registered indexes that need the embedding model
-(the FAISS index over sentence embeddings), built or reused through build/indexes.py.
+(the FAISS index over sentence embeddings), built or reused through builders/indexes.py.
 
 Embeddings come through the cache under ``<data root>/embeddings/<model id>/``, so a new
 chunk-set version embeds only the texts no earlier version had. An index is rebuilt only when
@@ -17,7 +17,7 @@ from dagster import (
     asset,
 )
 
-from ..build.indexes import build_index, build_representations_dense
+from ..builders.indexes import build_index, build_representations_dense
 from ..index.keys import index_code_version
 from ..index.registry import IndexSettings, indexes_to_build
 from ..progress import Progress
@@ -62,7 +62,7 @@ def _faiss_index(context: AssetExecutionContext, pipeline: PipelineResource, con
     t0 = time.perf_counter()
     outcomes = {}
     for name in names:
-        # the shared embedding cache: pulled before a build, pushed with the index (build/indexes.py)
+        # the shared embedding cache: pulled before a build, pushed with the index (builders/indexes.py)
         outcomes[name] = build_index(name, folder, _with_cache(pipeline, ws, reader(ws, config)),
                                      chunks_manifest["inputs"], settings, pipeline)
     outcome, key = outcomes.get("dense") or next(iter(outcomes.values()))
@@ -105,7 +105,7 @@ def _metadata(config, folder, info: dict, built: bool, reps: dict | None, second
 def _representations_dense(context, pipeline: PipelineResource, config, ws, folder, chunks_manifest,
                            settings: IndexSettings) -> dict:
     """FAISS indexes over the enrichment and concat representations of an enriched chunk set
-    (build/indexes.py); embeddings through the shared cache."""
+    (builders/indexes.py); embeddings through the shared cache."""
     from .enrichment import enrichment_store
 
     store = enrichment_store(ws)

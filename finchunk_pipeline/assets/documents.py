@@ -11,7 +11,7 @@ from dagster import (
     asset,
 )
 
-from ..build.blocks import parse_documents
+from ..builders.blocks import parse_documents
 from ..evaluation.gold_resolution import resolve_from_blocks, summary, to_table
 from ..fetch.local import ingest_corpus
 from ..hashing import stable_hash

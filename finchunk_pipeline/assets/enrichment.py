@@ -1,6 +1,6 @@
 """Group "chunking": the enrichment of each chunk set that declares an enricher.
 
-A thin shell over finchunk_pipeline/build/enrichment.py, between chunk_sets and the indexes,
+A thin shell over finchunk_pipeline/builders/enrichment.py, between chunk_sets and the indexes,
 partitioned like them. A chunk set without ``enrich:`` materializes as skipped.
 """
 
@@ -13,7 +13,7 @@ from dagster import (
     asset,
 )
 
-from ..build.enrichment import build_enrichment
+from ..builders.enrichment import build_enrichment
 from ..enrichment.enriched_set import BUILD_VERSION
 from ..enrichment.llm import PROMPT_VERSION
 from ..enrichment.structural import VERSION as STRUCTURAL_VERSION

@@ -1,8 +1,8 @@
 """Group "evaluation": per chunk set retrieval scores, then the side-by-side report.
 
 The assets only declare: the evaluation of a chunk set, its key and its reuse live in
-build/evaluation.py over the pure evaluation/chunk_set.py (plain functions, testable without
-Dagster); the report in build/evaluation_report.py over evaluation/corpus_report.py and
+builders/evaluation.py over the pure evaluation/chunk_set.py (plain functions, testable without
+Dagster); the report in builders/evaluation_report.py over evaluation/corpus_report.py and
 evaluation/report.py.
 """
 
@@ -18,8 +18,8 @@ from dagster import (
     asset,
 )
 
-from ..build.evaluation import ChunkSetEvaluation, evaluate_chunk_set
-from ..build.evaluation_report import ANSWERS_FILE, corpus_report, stored_evaluations, write_report
+from ..builders.evaluation import ChunkSetEvaluation, evaluate_chunk_set
+from ..builders.evaluation_report import ANSWERS_FILE, corpus_report, stored_evaluations, write_report
 from ..evaluation.chunk_set import GENERATED, HUMAN, EvaluationOptions
 from ..evaluation.code import EVALUATION_CODE, EVALUATION_VERSION
 from ..evaluation.plots import write_plots

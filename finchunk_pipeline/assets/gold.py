@@ -1,11 +1,11 @@
 """Group "documents": generated_gold — questions with exact evidence, generated from the
 inline-XBRL facts the HTML parser located in each filing (evaluation/xbrl_gold). The asset
-only wires: the generation, its key and its reuse live in build/xbrl_gold.py."""
+only wires: the generation, its key and its reuse live in builders/xbrl_gold.py."""
 
 import pyarrow.parquet as pq
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
-from ..build.xbrl_gold import build_generated_gold
+from ..builders.xbrl_gold import build_generated_gold
 from ..code_versions import code_version
 from ..evaluation.xbrl_gold.options import CODE, GoldOptions
 from ..storage.gold import GoldFiles

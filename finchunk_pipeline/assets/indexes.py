@@ -1,5 +1,5 @@
 """Group "indexing": per chunk set, the BM25 index and every registered index that needs no
-embedding model (index/registry.py), each built or reused through build/indexes.py."""
+embedding model (index/registry.py), each built or reused through builders/indexes.py."""
 
 import time
 
@@ -12,7 +12,7 @@ from dagster import (
     asset,
 )
 
-from ..build.indexes import build_index, build_representations_bm25
+from ..builders.indexes import build_index, build_representations_bm25
 from ..hashing import stable_hash
 from ..index.keys import index_code_version
 from ..index.languages import document_languages, languages_key
@@ -54,7 +54,7 @@ def reader(ws, config):
 def _representations_bm25(context, pipeline: PipelineResource, config, ws, folder, chunks_manifest,
                           settings: IndexSettings) -> dict:
     """BM25 over the enrichment and concat representations of an enriched chunk set
-    (build/indexes.py), rebuilt when the chunks, the enrichment or their code change."""
+    (builders/indexes.py), rebuilt when the chunks, the enrichment or their code change."""
     store = enrichment_store(ws)
     outcome = build_representations_bm25(
         folder, reader(ws, config), lambda: store.read(config.version_name, columns=["chunk_id", "enrichment_text"]),

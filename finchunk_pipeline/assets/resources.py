@@ -46,7 +46,7 @@ class PipelineResource(ConfigurableResource):
     # context budgets (characters) the evaluation scores, comma-separated; "" =
     # FINCHUNK_BUDGETS or evaluation.budget.DEFAULT_BUDGETS
     budgets: str = ""
-    # processes that parse the documents (build/blocks.py); "" = FINCHUNK_PARSE_WORKERS,
+    # processes that parse the documents (builders/blocks.py); "" = FINCHUNK_PARSE_WORKERS,
     # else one per core when at least 32 MB of documents are new, one otherwise
     parse_workers: str = ""
 
@@ -173,7 +173,7 @@ class PipelineResource(ConfigurableResource):
 
     def parse_worker_count(self) -> int | None:
         """The processes that parse (parse_workers or FINCHUNK_PARSE_WORKERS), None = decided
-        by the work (build/blocks.parse_workers)."""
+        by the work (builders/blocks.parse_workers)."""
         value = self.settings().parse_workers.strip()
         if not value or value == "auto":
             return None

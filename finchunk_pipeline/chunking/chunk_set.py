@@ -1,7 +1,7 @@
 """One chunk set from parsed documents: every document chunked by one Chunker, the chunk set's
 inputs key and its manifest. A pure stage: documents come in as (ParsedDocument, meta) pairs,
 chunks and the manifest go out; nothing here reads or writes a store (reuse, twins, the block
-store and the Parquet: build/chunks.py).
+store and the Parquet: builders/chunks.py).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What a chunk-set build gives every strategy: the run's model, its token counter and its
 embedder.
 
-``build_chunk_set`` (build/chunks.py) makes one ``ChunkingContext`` per chunk set from its
+``build_chunk_set`` (builders/chunks.py) makes one ``ChunkingContext`` per chunk set from its
 own arguments (the model, the embedding cache folder, the embedding backend) and passes it to
 each strategy's ``prepare`` and ``pieces``; a strategy never loads a model or reads the
 environment itself. Without a context (a strategy called directly, e.g. in a test) a

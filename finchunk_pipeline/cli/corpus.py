@@ -68,7 +68,7 @@ def _synth(args: argparse.Namespace) -> int:
 
 def _gold_from_xbrl(args: argparse.Namespace) -> int:
     from finchunk_pipeline.corpus import CorpusError
-    from finchunk_pipeline.build.xbrl_gold import REPORT, gold_from_xbrl
+    from finchunk_pipeline.builders.xbrl_gold import REPORT, gold_from_xbrl
 
     per = None if str(args.per_filing).lower() == "all" else int(args.per_filing)
     t0 = time.perf_counter()

@@ -67,7 +67,7 @@ def loads_model(name: str) -> bool:
 
 def run(args) -> int:
 
-    from ..build.search import resolve_chunk_set, search_with_route
+    from ..builders.search import resolve_chunk_set, search_with_route
     from ..index.search import Filters
     from ..settings import Settings
     from ..storage.workspace import Workspace

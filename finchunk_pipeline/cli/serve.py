@@ -191,7 +191,7 @@ def make_server(searcher, port: int = 0, *, timeout: float = IDLE_TIMEOUT,
 
 def run(args) -> int:
 
-    from ..build.search import open_searcher, resolve_chunk_set
+    from ..builders.search import open_searcher, resolve_chunk_set
     from ..settings import Settings
     from ..storage.workspace import Workspace
     from .search import MODEL_LOAD_SECONDS, choose_retriever, loads_model

@@ -13,5 +13,5 @@ retrieval through the enrichment is scored by the chunk's source spans like ever
   from the environment), through ``client.ChatClient``;
 - ``enriched_set``: the enriched set of one chunk set from its chunks, each enrichment looked
   up first in a cache by (enricher version, chunk hash) shared by chunk sets and corpora
-  (storage/text_cache.py; the build over the stores: build/enrichment.py).
+  (storage/text_cache.py; the build over the stores: builders/enrichment.py).
 """

@@ -7,7 +7,7 @@ documents through a function handed in) and puts what it made in the cache as it
 returns one enrichment row per chunk, in the chunks' order; the chunks are never rewritten:
 ``source_text`` and ``spans`` stay exactly as chunked. Nothing here reads or writes a store
 (the reuse of a stored enriched set, the chunk, block and enrichment stores and the text
-cache's files: build/enrichment.py).
+cache's files: builders/enrichment.py).
 """
 from __future__ import annotations
 

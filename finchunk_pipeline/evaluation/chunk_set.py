@@ -1,5 +1,5 @@
 """Evaluate one chunk set: its chunks, indexes and a question set -> the payload of its
-evaluation.json. Pure: build/evaluation.py reads what is stored, computes the evaluation's key,
+evaluation.json. Pure: builders/evaluation.py reads what is stored, computes the evaluation's key,
 reuses a stored evaluation with the same key, else calls ``score_chunk_set`` and writes.
 
 A payload holds the chunk set's configuration and manifest figures (``chunk_set_fields``),

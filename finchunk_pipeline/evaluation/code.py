@@ -1,9 +1,9 @@
 """The code version of a chunk set's evaluation: a hash of the code it runs.
 
-Evaluation reuse is keyed to this hash (build/evaluation.py): editing a metric, a retriever,
+Evaluation reuse is keyed to this hash (builders/evaluation.py): editing a metric, a retriever,
 the parent expansion or the scoring scope re-evaluates every chunk set, whether or not someone
 bumps ``EVALUATION_VERSION``. The code is found by following imports
-(``code_versions.import_closure``) from the evaluation as build/evaluation.py runs it over the
+(``code_versions.import_closure``) from the evaluation as builders/evaluation.py runs it over the
 stores, and from the modules the registries load by name (the built-in metrics, the built-in
 retrievers), so no list of files or folders is kept here: a module the evaluation starts to
 import counts from then on, wherever it lives. Left out (and not followed): the storage layer
@@ -24,7 +24,7 @@ EVALUATION_VERSION = "3"
 _PKG = PACKAGE.name
 # what runs an evaluation: a chunk set's evaluation over the stores, and what the registries
 # import by name
-EVALUATION_MODULES = (f"{_PKG}.build.evaluation",
+EVALUATION_MODULES = (f"{_PKG}.builders.evaluation",
                       *(f"{_PKG}.evaluation.{m}" for m in BUILTIN_METRICS),
                       *(f"{_PKG}.index.entries.{m}" for m in BUILTIN_RETRIEVERS))
 # what an evaluation imports that does not change its results

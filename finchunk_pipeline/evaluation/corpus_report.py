@@ -1,6 +1,6 @@
 """The corpus's report from what its chunk sets' evaluations hold: every declared chunk set's
 evaluation payload, the resolved gold, the optional answers and the point-in-time evaluation,
-assembled into the report evaluation/report.py renders. Pure: build/evaluation_report.py reads
+assembled into the report evaluation/report.py renders. Pure: builders/evaluation_report.py reads
 what is stored and hands it here; the evaluation_report asset calls it."""
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The retriever returns a chunk; a chunk set with ``expand: N`` delivers its parent section
 instead, at most N characters (chunking/expand.py). Parsed documents are asked of
-``read_document`` (build/evaluation.py reads them from the block store) on first use and
+``read_document`` (builders/evaluation.py reads them from the block store) on first use and
 expansions memoised, so an evaluation reads each document once.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The evaluation report: every chunk set side by side, as the payload of evaluation.json and
-the text of evaluation.md (plus PNG plots, ``plots.py``); build/evaluation_report.py writes
+the text of evaluation.md (plus PNG plots, ``plots.py``); builders/evaluation_report.py writes
 them, storage/history.py holds the per chunk set recall history the regression gate reads."""
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 set, over each representation): the entries of its evaluation.json.
 
 Pure: the chunks are a table, the indexes are reached through ``Indexes`` (whether a
-retriever's index was built, loading it, the bytes it reads), which build/evaluation.py makes
+retriever's index was built, loading it, the bytes it reads), which builders/evaluation.py makes
 over the stored ones; a retriever whose index was not built is skipped and said so in the log.
 """
 from __future__ import annotations

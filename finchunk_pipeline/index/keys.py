@@ -1,4 +1,4 @@
-"""A chunk set's index keys: what an index is built from, hashed (build/indexes.py stores and
+"""A chunk set's index keys: what an index is built from, hashed (builders/indexes.py stores and
 reuses the index under it).
 
 An index's key is computed from everything it reads: the chunk set's inputs key (and, for an

@@ -3,7 +3,7 @@
 Each retriever is one module declaring a ``RETRIEVER = RetrieverSpec(...)``; the built-in ones
 live under ``index/entries/`` and are listed in ``BUILTIN`` (one line each). A retriever with an
 index of its own declares an ``IndexSpec``: the chunk columns it reads, how to build it into
-``<index dir>/<name>/`` from a chunk set (its files in memory: index/files.py; build/indexes.py
+``<index dir>/<name>/`` from a chunk set (its files in memory: index/files.py; builders/indexes.py
 writes them), the files that must exist, the settings and code
 modules its artefact key depends on. A retriever without one (hybrid) names the retrievers
 whose indexes it reads in ``needs``.

@@ -1,6 +1,6 @@
 """Search one chunk set: filters become row masks applied before ranking. A ``Searcher``
 ranks over a loaded retriever and chunk table; opening one from the stores (which chunk set,
-its indexes checked and loaded) is build/search.py's.
+its indexes checked and loaded) is builders/search.py's.
 
 Filters come from the parsed manifest (doc_id, issuer, ticker, doc_type, fiscal_year,
 filed_at):
@@ -105,7 +105,7 @@ def row_mask(chunk_doc_ids: Sequence[str], manifest: pd.DataFrame, filters: Filt
 
 class Searcher:
     """One chunk set's retriever, chunks and manifest, loaded once and kept (a warm model for
-    ``finchunk serve``; build/search.open_searcher opens one); ``search`` ranks within the filters."""
+    ``finchunk serve``; builders/search.open_searcher opens one); ``search`` ranks within the filters."""
 
     def __init__(self, version: str, retriever_name: str, retriever, chunks: pd.DataFrame,
                  read_manifest: Callable[[str], pd.DataFrame]):

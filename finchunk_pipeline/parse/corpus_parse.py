@@ -2,7 +2,7 @@
 doc_type and format select; a text read with stray control characters as spaces), its report
 row, the corpus's report, and the cores a parse may use. A pure stage: the raw content comes
 from a ``RawSource`` handed in; nothing here reads or writes a store (the reuse of stored
-blocks, the raw and block stores and the worker processes: build/blocks.py).
+blocks, the raw and block stores and the worker processes: builders/blocks.py).
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ parse/ocr_worker.py), its words turned into the same lines a text page gives
 
 ``OcrConfig.key`` names everything that changes what OCR produces (engine, its version and
 model, language, resolution). A document stored with OCR is stored under its parser's key
-plus this key (build/blocks.py), and only a document with image-only pages is: turning
+plus this key (builders/blocks.py), and only a document with image-only pages is: turning
 OCR on parses again exactly the documents whose stored warnings say a page had no text
 layer (``needs_ocr``); every other document keeps its blocks. The worker count and the time
 limit change no output that is kept (a timed-out page is reported), so they are not in it:

@@ -1,6 +1,6 @@
 """Stored generated gold (questions generated from inline XBRL, evaluation/xbrl_gold): one
 corpus's ``questions.parquet``, ``passages.parquet`` and the marker ``report.json`` (the
-generator's report and the artefact's key), written by build/xbrl_gold.py."""
+generator's report and the artefact's key), written by builders/xbrl_gold.py."""
 from __future__ import annotations
 
 from pathlib import Path

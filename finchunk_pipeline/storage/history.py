@@ -1,5 +1,5 @@
 """The per chunk-set recall history the regression gate reads (one corpus's data root): its
-records stored as files, read back; the evaluation build (build/evaluation.py) adds them.
+records stored as files, read back; the evaluation build (builders/evaluation.py) adds them.
 
 Each evaluation adds one record, written atomically as its own file
 ``<evaluations>/history/<chunk set>/<time ns>-<pid>.json``: no record is ever appended in

@@ -28,7 +28,7 @@ FLOORS = (
     "xbrl", "routing", "parse", "corpus", "fetch", "chunking", "enrichment", "chunk_sets", "index",
     "evaluation",
     # each stage's artefact built over the stores (reuse, else the pure stage, then write)
-    "build",
+    "builders",
     # the Dagster shell and the command line
     "assets", "definitions", "cli",
 )
@@ -66,8 +66,8 @@ def _imports() -> list[tuple[str, str, int]]:
     return found
 
 
-# stages that are pure already: functions over in-memory types, reading and writing nothing
-# (their store-aware builds live in build/); the others still call storage/ themselves
+# the pure stages: functions over in-memory types, reading and writing nothing
+# (their store-aware builds live in builders/)
 PURE_STAGES = ("chunking", "parse", "enrichment", "index", "evaluation")
 
 

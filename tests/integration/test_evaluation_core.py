@@ -1,4 +1,4 @@
-"""The evaluation of a chunk set without Dagster (build/evaluation.py over the pure
+"""The evaluation of a chunk set without Dagster (builders/evaluation.py over the pure
 evaluation/chunk_set.py), and its key: editing anything an evaluation reads changes the key,
 so nothing stale is reused."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dagster import DagsterInstance
 from finchunk_pipeline.code_versions import PACKAGE
 from finchunk_pipeline import load_chunker_configs
 from finchunk_pipeline.chunking.chunk_set import inputs_hash
-from finchunk_pipeline.build.evaluation import (ChunkSetEvaluation, chunk_set_base, evaluate_chunk_set,
+from finchunk_pipeline.builders.evaluation import (ChunkSetEvaluation, chunk_set_base, evaluate_chunk_set,
                                                evaluation_key, score_chunk_set, stored_inputs)
 from finchunk_pipeline.evaluation.chunk_set import EvaluationOptions
 from finchunk_pipeline.evaluation.code import evaluation_code

@@ -17,7 +17,7 @@ def test_sources_are_the_code_an_evaluation_runs():
     assert {"evaluation/recall.py", "evaluation/budget.py", "evaluation/retrieval.py", "evaluation/precision.py",
             "evaluation/containment.py", "index/hybrid.py", "index/bm25.py", "chunking/expand.py",
             "evaluation/chunk_set.py", "evaluation/retriever_modes.py", "evaluation/expander.py",
-            "evaluation/scope.py", "build/evaluation.py", "index/entries/dense.py"} <= names
+            "evaluation/scope.py", "builders/evaluation.py", "index/entries/dense.py"} <= names
     assert not names & {"evaluation/report.py", "evaluation/plots.py", "index/search.py", "assets/evaluation.py",
                         "storage/workspace.py", "storage/files.py", "evaluation/compare.py"}
 

@@ -1,4 +1,4 @@
-"""Parsing in several processes (build/blocks.py): the same report and the same stored
+"""Parsing in several processes (builders/blocks.py): the same report and the same stored
 blocks as one process, bad documents reported per document, a dead worker's documents parsed
 in this process, and the number of processes decided by the work."""
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from finchunk_pipeline import RawStore
-from finchunk_pipeline.build import blocks as blocks_build
-from finchunk_pipeline.build.blocks import AUTO_MIN_BYTES, parse_documents, parse_workers
+from finchunk_pipeline.builders import blocks as blocks_build
+from finchunk_pipeline.builders.blocks import AUTO_MIN_BYTES, parse_documents, parse_workers
 from finchunk_pipeline import BlockStore
 from finchunk_pipeline import DEFAULT_CORPUS
 

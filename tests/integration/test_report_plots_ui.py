@@ -34,7 +34,7 @@ def test_plots_are_embedded_in_the_ui_markdown_and_resolve_from_the_file(tmp_pat
 
 
 def test_hybrid_index_size_is_the_indexes_it_fuses(tmp_path):
-    from finchunk_pipeline.build.evaluation import retriever_index_bytes
+    from finchunk_pipeline.builders.evaluation import retriever_index_bytes
 
     (tmp_path / "bm25").mkdir()
     (tmp_path / "bm25" / "bm25.npz").write_bytes(b"x" * 1000)

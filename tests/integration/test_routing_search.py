@@ -234,7 +234,7 @@ def test_search_cli_json_keeps_stdout_a_list_and_routes_within_filters(ws, capsy
 
 
 def test_search_api_route_off_by_default(ws):
-    from finchunk_pipeline.build.search import search, search_with_route
+    from finchunk_pipeline.builders.search import search, search_with_route
 
     plain = search("What was the revenue of Calder Industries for the year?", VERSION, 1, "bm25", None, ws)
     assert plain[0].doc_id == "ar-north-2024"

@@ -14,7 +14,7 @@ from finchunk_pipeline.index.entries.bm25 import build_retriever as build_bm25
 from finchunk_pipeline.index.entries.dense import build_retriever as build_dense
 from finchunk_pipeline.index.entries.dense import dense_files
 from finchunk_pipeline.index.registry import index_exists
-from finchunk_pipeline.build.search import search
+from finchunk_pipeline.builders.search import search
 from finchunk_pipeline.index.search import Filters, as_of_cutoff, row_mask
 from finchunk_pipeline.storage.indexes import save_index, write_index_files
 from finchunk_pipeline import Settings
@@ -228,7 +228,7 @@ def test_serve_answers_over_http_with_the_retriever_loaded_once(ws):
     import urllib.request
 
     from finchunk_pipeline.cli.serve import make_server
-    from finchunk_pipeline.build.search import open_searcher
+    from finchunk_pipeline.builders.search import open_searcher
 
     searcher = open_searcher(VERSION, "hybrid", ws)
     loaded = searcher.retriever

@@ -206,7 +206,7 @@ def test_the_regression_check_survives_a_record_that_is_not_one(tmp_path, caplog
 
 def test_a_damaged_evaluation_is_left_out_of_the_report_with_a_warning(tmp_path, caplog):
     from finchunk_pipeline import ChunkerConfig
-    from finchunk_pipeline.build.evaluation_report import stored_evaluations
+    from finchunk_pipeline.builders.evaluation_report import stored_evaluations
     from finchunk_pipeline import Settings
     from finchunk_pipeline import Workspace
 

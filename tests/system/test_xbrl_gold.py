@@ -15,7 +15,7 @@ import pytest
 from finchunk_pipeline.corpus import load_corpus, schema
 from finchunk_pipeline.evaluation.generated_report import spearman
 from finchunk_pipeline.evaluation.xbrl_gold import FilingInput, generate
-from finchunk_pipeline.build.xbrl_gold import REPORT, gold_from_xbrl
+from finchunk_pipeline.builders.xbrl_gold import REPORT, gold_from_xbrl
 from finchunk_pipeline.evaluation.xbrl_gold.options import GoldOptions
 from finchunk_pipeline.evaluation.xbrl_gold.words import concept_words, member_words, period_words, topic_words
 from finchunk_pipeline.parse import html
@@ -203,7 +203,7 @@ def test_a_corpus_without_tagged_facts_stores_no_questions_even_through_a_remote
     locally only, pulled back, and the evaluation failed on it)."""
     import shutil
 
-    from finchunk_pipeline.build.xbrl_gold import build_generated_gold
+    from finchunk_pipeline.builders.xbrl_gold import build_generated_gold
     from finchunk_pipeline.storage.gold import GoldFiles
     from finchunk_pipeline import BlockStore
 

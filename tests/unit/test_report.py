@@ -3,7 +3,7 @@ import json
 
 from finchunk_pipeline.evaluation.plots import write_plots
 from finchunk_pipeline import build_report, render_markdown
-from finchunk_pipeline.build.evaluation_report import write_report
+from finchunk_pipeline.builders.evaluation_report import write_report
 from finchunk_pipeline.storage.history import append_history, read_history
 
 

@@ -1,5 +1,5 @@
 """The filings of a corpus folder for ``finchunk corpus gold-from-xbrl`` (written by
-build/xbrl_gold.gold_from_xbrl), and generated gold as tables in the corpus format.
+builders/xbrl_gold.gold_from_xbrl), and generated gold as tables in the corpus format.
 
 Documents are parsed here, in this process, by the same parser the pipeline runs (its
 blocks and located facts are the same), one at a time; documents that are not HTML, or

@@ -1,6 +1,6 @@
 """How questions are generated from inline XBRL (GoldOptions, read from the settings) and the
 generator's modules whose code keys the generated gold (``CODE``). The generated gold is built
-over the stores by build/xbrl_gold.py and stored by storage/gold.py."""
+over the stores by builders/xbrl_gold.py and stored by storage/gold.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,6 +1,6 @@
 """Search over the stores: which stored chunk set a name means, and a ``Searcher``
 (index/search.py) opened over its stored chunks, parsed manifest and indexes — each index
-checked as written (build/indexes.index_damage) before it is loaded.
+checked as written (builders/indexes.index_damage) before it is loaded.
 """
 from __future__ import annotations
 
