@@ -1,6 +1,7 @@
 """Code versions: a hash of the code that builds something, so an edited builder rebuilds
-what it built without anyone bumping a constant. Code is read as its AST (comments, docstrings'
-formatting and layout aside); the package's files are named by their path in it. Below every
+what it built without anyone bumping a constant. Code is read as its AST without docstrings
+(comments, docstrings and layout aside: rewording documentation rebuilds nothing); the
+package's files are named by their path in it. Below every
 stage and the storage layer: stages and assets key their artefacts with it, the stores file by
 those keys."""
 from __future__ import annotations
@@ -17,19 +18,26 @@ PACKAGE = Path(__file__).resolve().parent  # finchunk_pipeline/
 
 
 def _tree(path: Path) -> ast.Module:
-    """A source file's AST, parsed once per text (the code hash and the import closure both
-    read it); callers must not change it."""
+    """A source file's AST without its docstrings, parsed once per text (the code hash and the
+    import closure both read it); callers must not change it."""
     return _parsed(path.read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=4096)
 def _parsed(source: str) -> ast.Module:
-    return ast.parse(source)
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:]
+    return tree
 
 
 def _code_of(path: Path, drop: Iterable[str] = ()) -> str:
-    """A module's code as its AST (comments, docstrings' formatting and layout aside),
-    without the top-level functions/classes named in ``drop``."""
+    """A module's code as its AST (comments, docstrings and layout aside), without the
+    top-level functions/classes named in ``drop``."""
     tree, drop = _tree(path), set(drop)
     if drop:
         tree = ast.Module(body=[n for n in tree.body if getattr(n, "name", None) not in drop],

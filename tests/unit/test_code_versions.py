@@ -37,3 +37,12 @@ def test_a_root_that_is_not_a_module_of_the_package_is_named(tmp_path):
     root = _package(tmp_path)
     with pytest.raises(ModuleNotFoundError, match="pkg.missing"):
         import_closure(["pkg.missing"], root)
+
+
+def test_docstrings_are_documentation_not_code(tmp_path):
+    (tmp_path / "m.py").write_text('"""A module."""\ndef f():\n    """Says one."""\n    return 1\n\n\nclass C:\n    """A class."""\n    X = "a string that is code"\n')
+    before = code_hash([tmp_path / "m.py"], root=tmp_path)
+    (tmp_path / "m.py").write_text('"""Reworded."""\ndef f():\n    """Returns one."""\n    return 1\n\n\nclass C:\n    """Reworded too."""\n    X = "a string that is code"\n')
+    assert code_hash([tmp_path / "m.py"], root=tmp_path) == before
+    (tmp_path / "m.py").write_text('"""Reworded."""\ndef f():\n    """Returns one."""\n    return 1\n\n\nclass C:\n    """Reworded too."""\n    X = "another string"\n')
+    assert code_hash([tmp_path / "m.py"], root=tmp_path) != before
