@@ -142,18 +142,31 @@ def _list(v) -> list:
     return list(v) if v is not None and not (isinstance(v, float) and v != v) else []
 
 
+def _evaluation_builder():
+    """The module composing the pure evaluation with the stores (renamed while this bench was
+    written: builders/, build/), or None before the evaluation became pure."""
+    import importlib
+    for name in ("finchunk_pipeline.builders.evaluation", "finchunk_pipeline.build.evaluation"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    return None
+
+
 def score_corpus(args) -> int:
     from finchunk_pipeline import load_corpus, load_retriever  # noqa: F401
     from finchunk_pipeline.assets.resources import PipelineResource
     from finchunk_pipeline.evaluation.assembler import DeliveredChunk
     from finchunk_pipeline.evaluation.budget import score_budgets
     from finchunk_pipeline.evaluation.expander import parent_expander
-    try:   # the pure evaluation stage (builders/evaluation.py reads the stores)
-        from finchunk_pipeline.builders.evaluation import document_reader, scored_scope
+    builder = _evaluation_builder()
+    if builder is not None:   # the pure evaluation stage: its builder reads the stores
+        scored_scope = builder.scored_scope
 
         def make_expander(chunks, ws, max_chars):
-            return parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), max_chars)
-    except ImportError:   # before it
+            return parent_expander(chunks, builder.document_reader(ws.manifest_path, ws.blocks), max_chars)
+    else:   # before it
         from finchunk_pipeline.evaluation.chunk_set import scored_scope
 
         def make_expander(chunks, ws, max_chars):
@@ -226,7 +239,7 @@ def score_corpus(args) -> int:
                     cache.parent.mkdir(parents=True, exist_ok=True)
                     cache.write_bytes(pickle.dumps((lex, sem)))
             ids, types, folds, figures, recall = [], [], [], [], {}
-            feats = {"overlap10": [], "bm25_margin": []}
+            feats = {"overlap10": [], "bm25_margin": [], "gold_doc_top3": []}
             for q, a, b in zip(qs, lex, sem):
                 g = [gold[p] for p in _list(q["gold_passages"])]
                 if not g:
@@ -239,7 +252,12 @@ def score_corpus(args) -> int:
                 la = [h for h in a if h[1] != 0.0]
                 feats["overlap10"].append(overlap10(la, b))
                 feats["bm25_margin"].append(bm25_margin(la))
-                for name, rows in candidates(a, b).items():
+                ranked = candidates(a, b)
+                gold_docs = set(_list(q["doc_ids"])) or {d for d, _, _ in g}
+                # share of the top 3 chunks from a gold document, per retriever (document finding)
+                feats["gold_doc_top3"].append({n: float(np.mean([doc_ids[r] in gold_docs for r in ranked[n][:3]]))
+                                               if ranked[n] else 0.0 for n in ("bm25", "dense", "rrf", "margin:0.1")})
+                for name, rows in ranked.items():
                     s = score_budgets(q["question_id"], q["question_type"], g, [delivered(r) for r in rows], budgets)
                     for bud in budgets:
                         recall.setdefault(f"{name}@{bud}", []).append(s.retrieved[bud] / s.n_gold)
@@ -435,11 +453,14 @@ def report(args) -> int:
 
     # question-level evidence: the features the query-dependent rules read, and where rrf loses
     w("## Where the equal-weight fusion loses (question level)\n")
-    w("Per cell: questions where rrf's recall is below the better half's, the better half's wins, "
-      "and the mean of the query features on those questions against all (overlap@10 of the two "
-      "top-10 lists; BM25's margin (s1 − s10)/s1; share of questions holding a digit).\n")
-    w("| cell | better half | rrf below it | rrf above it | overlap@10 lost / all | margin lost / all | digits lost / all |")
-    w("|---|---|---:|---:|---|---|---|")
+    w("Per cell: questions where rrf's recall is below the better half's (lost) and above it (won), "
+      "the mean of the query features on the lost questions against all (overlap@10 of the two "
+      "top-10 lists; BM25's margin (s1 − s10)/s1; share of questions holding a digit), and how "
+      "often each retriever's top 3 chunks come from a gold document (document finding) on the "
+      "lost, the won and all questions.\n")
+    w("| cell | better half | rrf below it | rrf above it | overlap@10 lost / all | margin lost / all | digits lost / all "
+      "| top 3 from a gold document, bm25 / dense / rrf: lost · won · all |")
+    w("|---|---|---:|---:|---|---|---|---|")
     for k, c in cells:
         b, d = np.asarray(c["recall"]["bm25"]), np.asarray(c["recall"]["dense"])
         name, better = ("bm25", b) if b.mean() >= d.mean() else ("dense", d)
@@ -447,7 +468,14 @@ def report(args) -> int:
         lost = r < better
         ov, mg, fg = (np.asarray(c[x], dtype=float) for x in ("overlap10", "bm25_margin", "figures"))
         fmt = lambda v: f"{v[lost].mean():.2f} / {v.mean():.2f}" if lost.any() else f"– / {v.mean():.2f}"  # noqa: E731
-        w(f"| {cell_key(k, c)} | {name} | {int(lost.sum())} | {int((r > better).sum())} | {fmt(ov)} | {fmt(mg)} | {fmt(fg)} |")
+        won = r > better
+        g3 = c.get("gold_doc_top3") or []
+
+        def docs(mask) -> str:
+            rows = [x for x, m in zip(g3, mask) if m]
+            return " / ".join(f"{np.mean([x[n] for x in rows]):.2f}" for n in ("bm25", "dense", "rrf")) if rows else "–"
+        top3 = f"{docs(lost)} · {docs(won)} · {docs(np.ones(len(r), bool))}" if g3 else "–"
+        w(f"| {cell_key(k, c)} | {name} | {int(lost.sum())} | {int(won.sum())} | {fmt(ov)} | {fmt(mg)} | {fmt(fg)} | {top3} |")
     w("")
     text = "\n".join(lines) + "\n"
     if args.md:
