@@ -13,7 +13,7 @@ from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.dense import DenseIndex, DenseRetriever
 from finchunk_pipeline.storage.indexes import save_index
 from finchunk_pipeline.models.embed import Embedder
-from finchunk_pipeline.index.hybrid import HybridRetriever, rrf_fuse, weighted_fuse
+from finchunk_pipeline.index.hybrid import DENSE_WEIGHT, HybridRetriever, rrf_fuse, weighted_fuse
 
 DIM = 64
 
@@ -198,13 +198,32 @@ class Stub:
 def test_rrf_arithmetic_hand_made():
     bm25 = Stub("bm25", [(3, 9.0), (1, 5.0), (7, 1.0)])
     dense = Stub("dense", [(1, 0.9), (4, 0.8), (3, 0.7)])
-    h = HybridRetriever(bm25, dense, rrf_k=60)
+    h = HybridRetriever(bm25, dense, method="rrf", rrf_k=60)
     got = h.search_many(["q"], 4)[0]
     expected = {1: 1 / 62 + 1 / 61, 3: 1 / 61 + 1 / 63, 4: 1 / 62, 7: 1 / 63}
     assert [r for r, _ in got] == [1, 3, 4, 7]
     for r, s in got:
         assert s == pytest.approx(expected[r])
     assert rrf_fuse([[(5, 1.0)], [(5, 2.0)]], 1, rrf_k=0) == [(5, 2.0)]
+
+
+def test_weighted_rrf_is_the_default_and_lets_dense_reorder_only_near_ties():
+    bm25 = Stub("bm25", [(3, 9.0), (1, 5.0), (7, 1.0)])
+    dense = Stub("dense", [(1, 0.9), (4, 0.8), (3, 0.7)])
+    got = HybridRetriever(bm25, dense).search_many(["q"], 4)[0]
+    w_b, w_d = 2 * (1 - DENSE_WEIGHT), 2 * DENSE_WEIGHT
+    expected = {3: w_b / 61 + w_d / 63, 1: w_b / 62 + w_d / 61, 7: w_b / 63, 4: w_d / 62}
+    assert [r for r, _ in got] == [3, 1, 7, 4]  # BM25's order; plain RRF put dense's 1 and 4 first: [1, 3, 4, 7]
+    for r, s in got:
+        assert s == pytest.approx(expected[r])
+    # dense decides between BM25 neighbours of nearly equal rank: its own second is lifted over BM25's first
+    # when BM25 has them one rank apart and dense far apart
+    near = HybridRetriever(Stub("b", [(0, 2.0), (1, 1.9)]), Stub("d", [(1, 0.9)] + [(i, 0.5) for i in range(2, 40)] + [(0, 0.1)]))
+    assert [r for r, _ in near.search_many(["q"], 2)[0]] == [1, 0]
+    assert rrf_fuse([[(5, 1.0)], [(6, 1.0)]], 2, weights=(1.0, 3.0)) == [(6, 3 / 61), (5, 1 / 61)]
+    assert rrf_fuse([[(5, 1.0)], [(6, 1.0)]], 2) == rrf_fuse([[(5, 1.0)], [(6, 1.0)]], 2, weights=(1.0, 1.0))
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        HybridRetriever(bm25, dense, weight=1.5)
 
 
 def test_weighted_fusion_min_max():
