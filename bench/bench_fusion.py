@@ -18,7 +18,7 @@ with a paired bootstrap 95% interval (evaluation/compare.py).
 Candidate rules (d = dense weight; BM25 rows scoring exactly 0 are no candidates, as in
 index/hybrid.py; ties break by lower row):
 
-- ``rrf``: today's default, 1/(60 + rank_bm25) + 1/(60 + rank_dense);
+- ``rrf``: plain RRF (index/hybrid.py's default until this measurement chose ``wrrf(0.05)``), 1/(60 + rank_bm25) + 1/(60 + rank_dense);
 - ``wrrf(d)``: 2 x [(1 − d)/(60 + rank_bm25) + d/(60 + rank_dense)] (d = 0.5 is ``rrf``);
 - ``minmax(d)``: (1 − d) minmax(bm25) + d minmax(dense), each over its own candidates, a missing
   row 0 (index/hybrid.py's ``weighted``);
@@ -384,7 +384,7 @@ def report(args) -> int:
     w("## Against the better half: hybrid − max(bm25, dense), 95% CI\n")
     w("The better half is the retriever with the higher mean in that cell. **bar** = the gap is ≥ "
       f"{MIN_GAP:+.1f} point; **win** = the interval is above 0 against both halves.\n")
-    rules = [("rrf (today)", "rrf", None), ("zconf", "zconf", None)] + [(f, f, "pooled") for f in fams] + \
+    rules = [("rrf (before)", "rrf", None), ("zconf", "zconf", None)] + [(f, f, "pooled") for f in fams] + \
             [(f, f, "lodo") for f in fams] + [(f, f, "fold") for f in fams]
     w("| rule | constant | " + " | ".join(cell_key(k, c) for k, c in cells) + " | cells meeting the bar | worst gap |")
     w("|---|---|" + "---|" * len(cells) + "---:|---:|")
@@ -425,7 +425,7 @@ def report(args) -> int:
     w("|---:|---|---:|---:|---:|---:|---|")
     ranking = []
     for label, stats in summary.items():
-        if not label.endswith("(lodo)") and label not in ("rrf (today)", "zconf"):
+        if not label.endswith("(lodo)") and label not in ("rrf (before)", "zconf"):
             continue
         gaps = [100 * s["gap"] for s in stats.values()]
         meets = sum(g >= MIN_GAP for g in gaps)
