@@ -142,39 +142,18 @@ def _list(v) -> list:
     return list(v) if v is not None and not (isinstance(v, float) and v != v) else []
 
 
-def _evaluation_builder():
-    """The module composing the pure evaluation with the stores (renamed while this bench was
-    written: builders/, build/), or None before the evaluation became pure."""
-    import importlib
-    for name in ("finchunk_pipeline.builders.evaluation", "finchunk_pipeline.build.evaluation"):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            continue
-    return None
-
-
 def score_corpus(args) -> int:
     from finchunk_pipeline import load_corpus, load_retriever  # noqa: F401
     from finchunk_pipeline.assets.resources import PipelineResource
-    from finchunk_pipeline.evaluation.assembler import DeliveredChunk
+    from finchunk_pipeline.builders.evaluation import document_reader, scored_scope
     from finchunk_pipeline.evaluation.budget import score_budgets
     from finchunk_pipeline.evaluation.expander import parent_expander
-    builder = _evaluation_builder()
-    if builder is not None:   # the pure evaluation stage: its builder reads the stores
-        scored_scope = builder.scored_scope
 
-        def make_expander(chunks, ws, max_chars):
-            return parent_expander(chunks, builder.document_reader(ws.manifest_path, ws.blocks), max_chars)
-    else:   # before it
-        from finchunk_pipeline.evaluation.chunk_set import scored_scope
-
-        def make_expander(chunks, ws, max_chars):
-            return parent_expander(chunks, ws.manifest_path, ws.blocks, max_chars)
-    from finchunk_pipeline.evaluation.retrieval import gold_spans, question_languages
+    def make_expander(chunks, ws, max_chars):
+        return parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), max_chars)
+    from finchunk_pipeline.evaluation.retrieval import delivery, gold_spans, question_languages
     from finchunk_pipeline.evaluation.retriever_modes import CHUNK_COLUMNS
     from finchunk_pipeline.index.registry import LoadRequest
-    from finchunk_pipeline.types.chunks import spans_of
 
     pipeline = PipelineResource(corpus_dir=str(Path(args.corpus).resolve()), data_root=str(Path(args.data).resolve()),
                                 chunkers_file=str(Path(args.chunkers).resolve()))
@@ -194,25 +173,8 @@ def score_corpus(args) -> int:
         request = LoadRequest(chunks, None, ws.settings.embeddings_dir, embed_backend=args.embed_backend)
         bm25 = load_retriever("bm25", index_dir, request)
         dense = load_retriever("dense", index_dir, request)
-        spans = [spans_of(v) for v in chunks["spans"]]
         doc_ids = chunks["doc_id"].to_numpy()
-        texts = chunks["embedding_text"].tolist()
-        n_chars = np.array([len(t) for t in texts])
-        header = np.maximum(0, n_chars - chunks["source_text"].str.len().to_numpy())
-        made: dict[int, DeliveredChunk] = {}
-
-        def delivered(r: int) -> DeliveredChunk:   # as evaluate_retriever builds them
-            c = made.get(r)
-            if c is None:
-                h = int(header[r])
-                head = texts[r][:h]
-                if expander is None:
-                    c = DeliveredChunk(doc_ids[r], spans[r], int(n_chars[r]), h, texts[r], head)
-                else:
-                    ex_spans, ex_text = expander(r)
-                    c = DeliveredChunk(doc_ids[r], list(ex_spans), h + len(ex_text), h, head + ex_text, head)
-                made[r] = c
-            return c
+        delivered = delivery(chunks, expander)  # as evaluate_retriever delivers them
 
         langs = question_languages(bm25, qs)
         texts_q = [q["question"] for q in qs]

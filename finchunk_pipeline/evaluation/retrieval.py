@@ -108,20 +108,11 @@ def question_languages(retriever, questions: list[dict]) -> list[str | None] | N
     return [of(_list(q.get("doc_ids"))) for q in questions]
 
 
-def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, questions: pd.DataFrame,
-                       mode: str = "global", max_k: int = MAX_K, expander: Expander | None = None,
-                       depth: int = DEPTH, budgets: Sequence[int] = BUDGETS, router=None) -> RetrievalEvaluation:
-    """``chunks`` rows must be in the retriever's row order (chunks.parquet order); columns
-    doc_id, spans, embedding_text (+ source_text for the header length, optional).
-    With ``expander`` every retrieved chunk is delivered as its expansion (the policy's
-    small-to-big delivery), costing its header plus the expanded text.
-    Mode ``routed`` needs ``router`` (routing.search.Router): it ranks from the question texts only."""
-    if mode not in ALL_MODES:
-        raise ValueError(f"unknown evaluation mode {mode!r}; known: {ALL_MODES}")
-    if mode == ROUTED and router is None:
-        raise ValueError("mode 'routed' needs a router (routing.search.Router)")
-    budgets = tuple(sorted(set(budgets) | {REPORT_BUDGET}))
-    gold = gold_spans(passages)
+def delivery(chunks: pd.DataFrame, expander: Expander | None = None) -> Callable[[int], DeliveredChunk]:
+    """What retrieving row ``r`` of ``chunks`` delivers: its context header and its text, or
+    with ``expander`` its header and its expansion. One DeliveredChunk per row, however many
+    rankings hold it. ``chunks``: doc_id, spans, embedding_text (+ source_text for the header
+    length, optional)."""
     spans = [spans_of(v) for v in chunks["spans"]]
     doc_ids = chunks["doc_id"].to_numpy()
     texts = chunks["embedding_text"].tolist()
@@ -130,20 +121,7 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
         header = np.maximum(0, n_chars - chunks["source_text"].str.len().to_numpy())
     else:
         header = np.zeros(len(texts), dtype=int)
-    qs = questions.to_dict("records")
-    allowed = None
-    if mode == "filtered":
-        allowed = [np.isin(doc_ids, _list(q["doc_ids"])) for q in qs]
-    # a question's language is its documents' language (index/languages.py): BM25 analyses
-    # it in that language and answer containment reads its numbers in that locale
-    langs = question_languages(retriever, qs)
-    lang_kw = {"languages": langs} if langs is not None else {}
-    if mode == ROUTED:
-        hits = router.search_many(retriever, [q["question"] for q in qs], max(max_k, depth), **lang_kw)
-    else:
-        hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed, **lang_kw)
-
-    made: dict[int, DeliveredChunk] = {}  # one per row, however many rankings hold it
+    made: dict[int, DeliveredChunk] = {}
 
     def delivered_chunk(r: int) -> DeliveredChunk:
         c = made.get(r)
@@ -158,6 +136,38 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
             c = DeliveredChunk(doc_ids[r], list(ex_spans), h + len(ex_text), h, head + ex_text, head)
         made[r] = c
         return c
+
+    return delivered_chunk
+
+
+def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, questions: pd.DataFrame,
+                       mode: str = "global", max_k: int = MAX_K, expander: Expander | None = None,
+                       depth: int = DEPTH, budgets: Sequence[int] = BUDGETS, router=None) -> RetrievalEvaluation:
+    """``chunks`` rows must be in the retriever's row order (chunks.parquet order); columns
+    doc_id, spans, embedding_text (+ source_text for the header length, optional).
+    With ``expander`` every retrieved chunk is delivered as its expansion (the policy's
+    small-to-big delivery), costing its header plus the expanded text.
+    Mode ``routed`` needs ``router`` (routing.search.Router): it ranks from the question texts only."""
+    if mode not in ALL_MODES:
+        raise ValueError(f"unknown evaluation mode {mode!r}; known: {ALL_MODES}")
+    if mode == ROUTED and router is None:
+        raise ValueError("mode 'routed' needs a router (routing.search.Router)")
+    budgets = tuple(sorted(set(budgets) | {REPORT_BUDGET}))
+    gold = gold_spans(passages)
+    doc_ids = chunks["doc_id"].to_numpy()
+    delivered_chunk = delivery(chunks, expander)
+    qs = questions.to_dict("records")
+    allowed = None
+    if mode == "filtered":
+        allowed = [np.isin(doc_ids, _list(q["doc_ids"])) for q in qs]
+    # a question's language is its documents' language (index/languages.py): BM25 analyses
+    # it in that language and answer containment reads its numbers in that locale
+    langs = question_languages(retriever, qs)
+    lang_kw = {"languages": langs} if langs is not None else {}
+    if mode == ROUTED:
+        hits = router.search_many(retriever, [q["question"] for q in qs], max(max_k, depth), **lang_kw)
+    else:
+        hits = retriever.search_many([q["question"] for q in qs], max(max_k, depth), allowed, **lang_kw)
 
     specs = metrics()
     values: dict[str, list] = {name: [] for name in specs}
