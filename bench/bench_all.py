@@ -192,12 +192,12 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cold-run", action="store_true", help="also time a cold `finchunk run` in a fresh clone")
     ap.add_argument("--skip", default="", help="comma-separated sections to skip: parse,bm25,semantic,embed,scale")
-    ap.add_argument("--backends", default="torch,onnx,onnx-int8", help="embedding backends to compare")
+    ap.add_argument("--backends", default="torch,onnx,onnx-int8,static", help="embedding backends to compare")
     args = ap.parse_args()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
-    from finchunk_pipeline.models import onnx_backend
+    from finchunk_pipeline.models.backends import available
 
-    backends = tuple(b for b in args.backends.split(",") if b and (b == "torch" or onnx_backend.available()))
+    backends = tuple(b for b in args.backends.split(",") if b and available(b))
     print(f"$ {' '.join(['python'] + sys.argv)}\nstarted {time.strftime('%Y-%m-%d %H:%M:%S')}; `uptime`: {uptime()}")
     t0 = time.perf_counter()
     if "parse" not in skip:

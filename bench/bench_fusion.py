@@ -164,7 +164,8 @@ def score_corpus(args) -> int:
     qs = questions.to_dict("records")
     gold = gold_spans(passages)
     budgets = tuple(int(b) for b in args.budgets.split(","))
-    out = {"corpus": Path(args.corpus).name, "data": str(Path(args.data).resolve()), "cells": []}
+    out = {"corpus": Path(args.corpus).name, "embed_backend": args.embed_backend,
+           "data": str(Path(args.data).resolve()), "cells": []}
     for set_name in args.sets.split(","):
         config = pipeline.chunker_config(set_name)
         index_dir = ws.index_dir(config.version_name)
@@ -245,6 +246,11 @@ FAMILIES = {  # family -> its parameter values (a candidate name is family:value
 }
 
 
+def run_label(run: dict) -> str:
+    backend = run.get("embed_backend", "torch")
+    return run["corpus"] if backend == "torch" else f"{run['corpus']} [{backend}]"
+
+
 def cell_key(corpus: str, c: dict) -> str:
     return f"{corpus} {c['set']} {c['mode']} @{c['budget']:,}"
 
@@ -293,11 +299,17 @@ def report(args) -> int:
     from finchunk_pipeline.evaluation.compare import paired_bootstrap
 
     runs = [json.loads(Path(p).read_text()) for p in args.scores]
-    cells = [(r["corpus"], c) for r in runs for c in r["cells"]]
+    # a run's label: its corpus, and the embedding backend when it is not torch (the same corpus
+    # scored with two dense models); leaving a dataset out leaves out every backend's cells of it
+    dataset_of = {run_label(r): r["corpus"] for r in runs}
+    cells = [(run_label(r), c) for r in runs for c in r["cells"]]
     corpora = sorted({r["corpus"] for r in runs})
     fams = list(FAMILIES)
     pooled = {f: best_param([c for _, c in cells], f) for f in fams}            # one constant, all dev cells
-    lodo = {(f, k): best_param([c for kk, c in cells if kk != k], f) for f in fams for k in corpora}
+    lodo = {(f, k): best_param([c for kk, c in cells if dataset_of[kk] != k], f) for f in fams for k in corpora}
+    for label, ds in dataset_of.items():
+        for f in fams:
+            lodo[(f, label)] = lodo[(f, ds)]
 
     lines = []
     w = lines.append
@@ -444,7 +456,7 @@ def report(args) -> int:
         Path(args.md).write_text(text)
     if args.json:
         Path(args.json).write_text(json.dumps({"pooled": {f: pooled[f] for f in fams},
-                                               "lodo": {f"{f} {k}": v for (f, k), v in lodo.items()},
+                                               "lodo": {f"{f} {k}": v for (f, k), v in lodo.items() if k in corpora},
                                                "summary": summary}, indent=1, default=str))
     print(text)
     return 0

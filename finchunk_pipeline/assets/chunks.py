@@ -12,7 +12,7 @@ from dagster import (
 from ..builders.chunks import build_chunk_set
 from ..chunking.registry import STRATEGIES
 from ..hashing import stable_hash
-from ..models.onnx_backend import check_backend
+from ..models.backends import check_backend
 from ..progress import Progress
 from .documents import parsed_blocks
 from .partitions import chunk_set_partitions

@@ -25,7 +25,7 @@ from ..evaluation.code import EVALUATION_CODE, EVALUATION_VERSION
 from ..evaluation.plots import write_plots
 from ..evaluation.report import render_markdown
 from ..hashing import stable_hash
-from ..models.onnx_backend import check_backend
+from ..models.backends import check_backend
 from ..storage.files import write_json
 from .dense import faiss_index
 from .gold import generated_gold

@@ -25,7 +25,7 @@ DEFAULT_EMBED_BACKEND = "torch"
 class ChunkingContext:
     model_path: str | None = None          # the embedding model's folder; None: the packaged model
     embeddings_dir: str | Path | None = None  # the embedding cache; None: Settings().embeddings_dir
-    embed_backend: str = DEFAULT_EMBED_BACKEND  # how the model embeds (models/onnx_backend.py BACKENDS)
+    embed_backend: str = DEFAULT_EMBED_BACKEND  # how the model embeds (models/backends.py BACKENDS)
 
     @property
     def counter(self) -> TokenCounter:

@@ -11,9 +11,11 @@
   batch holds similar lengths (less padding). Vectors are L2-normalised float32.
 * MiniLM's ``max_seq_length`` is 256 tokens: longer texts are cut by the model (chunkers
   report ``over_limit`` for those).
-* ``backend`` (the run's ``Settings.embed_backend``, from ``FINCHUNK_EMBED_BACKEND``): ``torch`` (sentence-transformers, the default),
-  ``onnx`` or ``onnx-int8`` (the same weights exported locally to ONNX Runtime; extra
-  ``onnx``; see onnx_backend.py). A non-torch backend has its own model id and cache.
+* ``backend`` (the run's ``Settings.embed_backend``, from ``FINCHUNK_EMBED_BACKEND``; see
+  backends.py): ``torch`` (sentence-transformers, the default), ``onnx`` or ``onnx-int8`` (the
+  same weights exported locally to ONNX Runtime; onnx_backend.py), ``static`` (a model2vec
+  static model distilled locally from the same weights; static_backend.py). A non-torch
+  backend has its own model id and cache.
 """
 from __future__ import annotations
 
@@ -116,18 +118,27 @@ class Embedder:
 
             self.cache_dir = Settings().embeddings_dir
         self.cache_dir = Path(self.cache_dir)
-        from .onnx_backend import EXPORT_VERSION, default_backend
+        from .backends import backend_model_id, default_backend
 
         self.backend = default_backend(self.backend)
         self.base_model_id = model_id(self.model_path)
-        # vectors of another backend differ (rounding, quantisation): their own id and cache
-        self.model_id = self.base_model_id if self.backend == "torch" else \
-            f"{self.base_model_id}-{self.backend}-e{EXPORT_VERSION}"
+        # vectors of another backend differ (rounding, quantisation, distillation): their own id and cache
+        self.model_id = backend_model_id(self.base_model_id, self.backend)
 
     # -- model -------------------------------------------------------------------------
     @property
     def model(self):
         with self._lock:
+            if self._model is None and self.backend == "static":
+                from . import static_backend
+
+                if not static_backend.available():
+                    raise RuntimeError("embedding backend 'static' needs model2vec: "
+                                       "pip install 'finchunk_pipeline[static]'")
+                if not Path(self.model_path).is_dir():
+                    raise ValueError(f"embedding backend 'static' distils a local model folder; "
+                                     f"{self.model_path} is not one")
+                self._model = static_backend.StaticEncoder(self.model_path, self.export_dir)
             if self._model is None and self.backend != "torch":
                 from . import onnx_backend
 
@@ -158,7 +169,7 @@ class Embedder:
 
     @property
     def export_dir(self) -> Path:
-        """Where a non-torch backend keeps its export: ``<data>/models/<model id>/``."""
+        """Where a non-torch backend keeps its export or distilled model: ``<data>/models/<model id>/``."""
         return self.cache_dir.parent / "models" / self.base_model_id
 
     @property
@@ -296,7 +307,7 @@ def get_embedder(model_path: str | None = None, cache_dir: str | Path | None = N
     """One Embedder (one loaded model, one query memo) per (model, cache, backend) in this
     process; ``backend`` defaults to the Settings' embed_backend (else torch): callers that
     hold the run's settings pass ``settings.embed_backend``."""
-    from .onnx_backend import default_backend
+    from .backends import default_backend
 
     if not model_path:
         from .tokens import default_model_path

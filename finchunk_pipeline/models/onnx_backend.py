@@ -1,10 +1,7 @@
 """An ONNX Runtime encoder of the same sentence-transformers model (optional extra ``onnx``).
 
-The backend (``Embedder(backend=...)``; the run's ``Settings.embed_backend``, read from
-``FINCHUNK_EMBED_BACKEND`` by settings.py) selects how chunk, sentence and
-query texts are embedded:
+Two backends (backends.py):
 
-- ``torch`` (default): sentence-transformers on torch, as always;
 - ``onnx``: the same weights exported to ONNX (fp32) and run by ONNX Runtime;
 - ``onnx-int8``: that export with its MatMul weights quantised to int8 (dynamic,
   per channel).
@@ -25,55 +22,23 @@ and retrieval recall on the dev sets (README).
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import uuid
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 
-BACKENDS = ("torch", "onnx", "onnx-int8")
-EXPORT_VERSION = "1"  # bump when the export (graph, opset, quantisation) changes
+from .backends import VERSIONS, export_lock
 
-
-def check_backend(value: str | None) -> str:
-    """The embedding backend ``value`` names (None or "" = torch), lower-cased and checked."""
-    b = (value or "torch").strip().lower() or "torch"
-    if b not in BACKENDS:
-        raise ValueError(f"embed_backend / FINCHUNK_EMBED_BACKEND={b!r}: unknown embedding backend; "
-                         f"known: {', '.join(BACKENDS)}")
-    return b
-
-
-def default_backend(value: str | None = None) -> str:
-    """``value`` checked, or when it is None / "" the backend of the run's Settings (which read
-    FINCHUNK_EMBED_BACKEND once): for callers that do not pass a backend."""
-    if value:
-        return check_backend(value)
-    from ..settings import Settings
-
-    return check_backend(Settings().embed_backend)
-
+EXPORT_VERSION = VERSIONS["onnx"]  # bump in backends.VERSIONS when the export (graph, opset, quantisation) changes
 
 
 def available() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("onnxruntime") is not None and importlib.util.find_spec("onnx") is not None
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _max_seq_length(model_path: Path) -> int:
@@ -102,7 +67,7 @@ def export(model_path: str | Path, out_dir: str | Path, int8: bool) -> Path:
     target = out_dir / name
     if target.is_file():
         return target
-    with _locked(out_dir / ".export.lock"):
+    with export_lock(out_dir / ".export.lock"):
         if target.is_file():
             return target
         fp32 = out_dir / "model.onnx"

@@ -1,15 +1,19 @@
 """Embedding backends (FINCHUNK_EMBED_BACKEND): the setting, separate model ids and caches,
-the local ONNX export (nothing downloaded) and its vectors against torch's; semantic
-chunking's sentence embeddings through the embedding cache."""
+the local ONNX export (nothing downloaded) and its vectors against torch's, the static model
+distilled locally (or a model2vec folder by path); semantic chunking's sentence embeddings
+through the embedding cache."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from finchunk_pipeline.models import onnx_backend
+from finchunk_pipeline.hashing import sha256_text
+from finchunk_pipeline.models import backends, onnx_backend, static_backend
 from finchunk_pipeline.models.embed import Embedder, get_embedder
+from tests.tiny_model import tiny_model
 
 needs_onnx = pytest.mark.skipif(not onnx_backend.available(), reason="onnxruntime / onnx not installed (extra 'onnx')")
+needs_static = pytest.mark.skipif(not static_backend.available(), reason="model2vec not installed (extra 'static')")
 
 TEXTS = ["Revenue grew 12% to $4.2 billion in fiscal 2024.",
          "The Board proposes a final dividend of 12.5 pence per share.",
@@ -19,20 +23,23 @@ TEXTS = ["Revenue grew 12% to $4.2 billion in fiscal 2024.",
 
 def test_backend_setting(monkeypatch, tmp_path):
     monkeypatch.delenv("FINCHUNK_EMBED_BACKEND", raising=False)
-    assert onnx_backend.default_backend() == "torch"
+    assert backends.default_backend() == "torch"
     monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "ONNX-int8")
-    assert onnx_backend.default_backend() == "onnx-int8"
+    assert backends.default_backend() == "onnx-int8"
+    monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "Static")
+    assert backends.default_backend() == "static"
     monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "tensorrt")
-    with pytest.raises(ValueError, match="torch, onnx, onnx-int8"):
+    with pytest.raises(ValueError, match="torch, onnx, onnx-int8, static"):
         Embedder(cache_dir=tmp_path)
 
 
 def test_each_backend_has_its_own_model_id_and_cache(tmp_path):
-    ids = {b: Embedder(cache_dir=tmp_path, backend=b).model_id for b in onnx_backend.BACKENDS}
-    assert len(set(ids.values())) == 3
+    ids = {b: Embedder(cache_dir=tmp_path, backend=b).model_id for b in backends.BACKENDS}
+    assert len(set(ids.values())) == 4
     assert ids["onnx"].startswith(ids["torch"]) and ids["onnx-int8"].endswith(f"onnx-int8-e{onnx_backend.EXPORT_VERSION}")
-    folders = {Embedder(cache_dir=tmp_path, backend=b).cache_folder for b in onnx_backend.BACKENDS}
-    assert len(folders) == 3
+    assert ids["static"] == f"{ids['torch']}-static-e{static_backend.DISTILL_VERSION}"
+    folders = {Embedder(cache_dir=tmp_path, backend=b).cache_folder for b in backends.BACKENDS}
+    assert len(folders) == 4
     e = get_embedder(None, tmp_path, backend="onnx")
     assert e is get_embedder(None, tmp_path, backend="onnx") and e is not get_embedder(None, tmp_path, backend="torch")
 
@@ -119,6 +126,53 @@ def test_semantic_prepare_changes_no_chunk(monkeypatch):
 
 def test_check_backend_reads_no_environment(monkeypatch):
     monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "onnx")
-    assert onnx_backend.check_backend(None) == "torch" and onnx_backend.check_backend(" ONNX-int8 ") == "onnx-int8"
+    assert backends.check_backend(None) == "torch" and backends.check_backend(" ONNX-int8 ") == "onnx-int8"
     with pytest.raises(ValueError, match="unknown embedding backend"):
-        onnx_backend.check_backend("tensorrt")
+        backends.check_backend("tensorrt")
+
+
+@needs_static
+def test_static_model_is_distilled_locally_once_and_cached_apart(tmp_path, monkeypatch):
+    model = tiny_model(tmp_path / "tiny")
+    cache = tmp_path / "data" / "embeddings"
+    e = Embedder(model_path=str(model), cache_dir=cache, backend="static")
+    v = e.encode(TEXTS)
+    folder = e.export_dir / f"static-e{static_backend.DISTILL_VERSION}"
+    assert static_backend.is_static_model(folder)                # distilled under <data>/models/<model id>/
+    assert e.export_dir.parent == tmp_path / "data" / "models"
+    assert not [p for p in e.export_dir.iterdir() if p.name.endswith(".tmp")]
+    assert v.shape == (len(TEXTS), 32) and e.dim == 32          # PCA to at most the model's width
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, rtol=1e-5)
+    assert float((v[0] * v[1]).sum()) < 0.999                    # texts differ, vectors differ
+    # a later run reuses the distilled folder: distilling again would fail
+    monkeypatch.setattr(static_backend, "_distill", lambda *a: (_ for _ in ()).throw(AssertionError("distilled twice")))
+    again = Embedder(model_path=str(model), cache_dir=cache, backend="static")
+    np.testing.assert_allclose(again.encode(TEXTS), v, rtol=1e-6, atol=1e-6)
+    vecs, stats = again.embed(TEXTS + TEXTS[:1])
+    assert stats.embedded == len(TEXTS) and again.cache_folder.name.endswith(f"-static-e{static_backend.DISTILL_VERSION}")
+    assert not Embedder(model_path=str(model), cache_dir=cache, backend="torch").cache_lookup(
+        [sha256_text(TEXTS[0])])  # nothing mixed
+    # a whole text counts: the static model reads past MiniLM's 256-token cut
+    long_a = "revenue " * 300 + "goodwill impairment"
+    long_b = "revenue " * 300 + "dividend per share"
+    la, lb = again.encode([long_a, long_b])
+    assert float((la * lb).sum()) < 0.99999
+
+
+@needs_static
+def test_a_model2vec_folder_by_path_is_used_as_it_is(tmp_path, monkeypatch):
+    model = tiny_model(tmp_path / "tiny")
+    first = Embedder(model_path=str(model), cache_dir=tmp_path / "a" / "embeddings", backend="static")
+    first.encode(TEXTS[:1])
+    distilled = first.export_dir / f"static-e{static_backend.DISTILL_VERSION}"
+    monkeypatch.setattr(static_backend, "_distill", lambda *a: (_ for _ in ()).throw(AssertionError("distilled")))
+    other = Embedder(model_path=str(distilled), cache_dir=tmp_path / "b" / "embeddings", backend="static")
+    np.testing.assert_allclose(other.encode(TEXTS), first.encode(TEXTS), rtol=1e-6, atol=1e-6)
+    assert other.model.folder == distilled and not (tmp_path / "b" / "models").exists()
+    assert other.model_id != first.model_id  # its own id: the folder's name and fingerprint
+
+
+def test_static_backend_names_what_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setattr(static_backend, "available", lambda: False)
+    with pytest.raises(RuntimeError, match=r"finchunk_pipeline\[static\]"):
+        Embedder(cache_dir=tmp_path, backend="static").encode(["x"])

@@ -81,5 +81,6 @@ RETRIEVER = RetrieverSpec(
     index=IndexSpec(columns=("chunk_id", "embedding_text"), build=_build, required=("index.faiss", "dense.json"),
                     config=_config, embeds=True,
                     modules=(__name__, "finchunk_pipeline.index.dense", "finchunk_pipeline.models.embed",
-                             "finchunk_pipeline.models.onnx_backend")),
+                             "finchunk_pipeline.models.backends",
+                             "finchunk_pipeline.models.onnx_backend", "finchunk_pipeline.models.static_backend")),
 )
