@@ -48,8 +48,9 @@ MAX_SHARDS = shards_module.MAX_SHARDS  # compact the cache folder into one shard
 
 def model_id(model_path: str) -> str:
     """A stable, path-safe id of a model: folder name + hash of its configuration files and
-    weight sizes (the same model installed at two paths gets the same id; a different
-    model in a folder of the same name does not)."""
+    the sha256 of its weights (the same model installed at two paths gets the same id; a
+    different model in a folder of the same name does not, fine-tuned weights of the same
+    shape included)."""
     p = Path(model_path)
     name = p.name or str(model_path)
     if p.name in ("model", "models", "snapshot", "snapshots") and p.parent.name:  # e.g. <package>/model
@@ -64,9 +65,26 @@ def model_id(model_path: str) -> str:
         for name in _WEIGHTS:
             f = p / name
             if f.is_file():
-                fingerprint[name] = f.stat().st_size
+                fingerprint[name] = _weights_digest(str(f.resolve()), *_stamp(f))
         return safe_name(f"{base}-{stable_hash(fingerprint, n=10)}")
     return safe_name(f"{base}-{stable_hash(str(model_path), n=10)}")
+
+
+def _stamp(f: Path) -> tuple[int, int]:
+    st = f.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+@lru_cache(maxsize=16)
+def _weights_digest(path: str, size: int, mtime_ns: int) -> str:
+    """sha256 of a weights file, once per (path, size, mtime) in a process (~0.1 s for MiniLM's 90 MB)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _normalize(v: np.ndarray) -> np.ndarray:

@@ -281,3 +281,42 @@ def test_real_model_cache_and_search(tmp_path):
     np.testing.assert_allclose(again, vecs, atol=1e-6)
     dense = DenseRetriever(DenseIndex.build(vecs), e)
     assert dense.search_many(["how much dividend per share?"], 1)[0][0][0] == 1
+
+
+# -- a local model by path (FINCHUNK_MODEL): its id in the dense index's key ------------------
+
+def test_a_retrained_model_in_the_same_folder_gets_its_own_id(tmp_path):
+    """Same folder name, same configuration, same weight sizes, other weights (a fine-tune
+    saved over the old one): another id, so no cached vector or index of the old one is used."""
+    from finchunk_pipeline.models.embed import model_id
+    from tests.tiny_model import tiny_model
+
+    a = tiny_model(tmp_path / "a" / "finance-minilm", seed=0)
+    b = tiny_model(tmp_path / "b" / "finance-minilm", seed=1)
+    assert (a / "model.safetensors").stat().st_size == (b / "model.safetensors").stat().st_size
+    assert model_id(str(a)) != model_id(str(b))
+    assert model_id(str(a)) == model_id(str(tiny_model(tmp_path / "c" / "finance-minilm", seed=0)))
+
+
+def test_a_changed_model_rebuilds_the_dense_index_and_never_mixes(tmp_path):
+    import pandas as pd
+
+    from finchunk_pipeline.builders.indexes import build_index
+    from finchunk_pipeline.index.registry import IndexSettings, LoadRequest, load_retriever
+    from tests.tiny_model import tiny_model
+
+    a = tiny_model(tmp_path / "models" / "a", hidden=32)
+    b = tiny_model(tmp_path / "models" / "b", hidden=48)
+    chunks = pd.DataFrame({"chunk_id": [f"c{i}" for i in range(len(DOCS))], "embedding_text": DOCS})
+    read = lambda cols: chunks[list(cols)]  # noqa: E731
+    emb, index_dir = tmp_path / "embeddings", tmp_path / "index"
+    first, key_a = build_index("dense", index_dir, read, "chunks-1", IndexSettings(model_path=str(a), embeddings_dir=emb))
+    again, _ = build_index("dense", index_dir, read, "chunks-1", IndexSettings(model_path=str(a), embeddings_dir=emb))
+    other, key_b = build_index("dense", index_dir, read, "chunks-1", IndexSettings(model_path=str(b), embeddings_dir=emb))
+    assert first.built and not again.built and other.built and key_a != key_b
+    assert other.info["dim"] == 48 and other.info["model_id"] != first.info["model_id"]
+    # queries by another model than the index's: refused, never ranked across two models
+    with pytest.raises(ValueError, match="was built with model"):
+        load_retriever("dense", index_dir, LoadRequest(chunks, str(a), emb))
+    dense = load_retriever("dense", index_dir, LoadRequest(chunks, str(b), emb))
+    assert len(dense.search_many(["dividend"], 3)[0]) == 3
