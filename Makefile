@@ -19,7 +19,7 @@ $(BIN)/finchunk: pyproject.toml setup.py finchunk_pipeline/models/_wordcount.c
 	# CUDA libraries (and ~300 MB more resident memory per process). Installed first, it satisfies
 	# the project's torch==2.13.0 and stays.
 	$(BIN)/python -m pip install --quiet 'torch==2.13.0'
-	$(BIN)/python -m pip install --quiet -e '.[test,baselines,onnx,static,bench,postgres,s3,k8s,docker,ocr]'
+	$(BIN)/python -m pip install --quiet -e '.[test,baselines,static,bench,postgres,s3,k8s,docker,ocr]'
 	touch $@
 
 run: $(BIN)/finchunk

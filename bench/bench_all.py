@@ -195,9 +195,9 @@ def main() -> int:
     ap.add_argument("--backends", default="torch,onnx,onnx-int8,static", help="embedding backends to compare")
     args = ap.parse_args()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
-    from finchunk_pipeline.models.backends import available
+    from finchunk_pipeline.models.embed import backend_available
 
-    backends = tuple(b for b in args.backends.split(",") if b and available(b))
+    backends = tuple(b for b in args.backends.split(",") if b and backend_available(b))
     print(f"$ {' '.join(['python'] + sys.argv)}\nstarted {time.strftime('%Y-%m-%d %H:%M:%S')}; `uptime`: {uptime()}")
     t0 = time.perf_counter()
     if "parse" not in skip:

@@ -6,7 +6,7 @@ else synthetic ~400-character financial paragraphs. Model load and import are ex
 
     /work/venv/bin/python bench/bench_embed.py              # 200 synthetic texts
     /work/venv/bin/python bench/bench_embed.py --n 400 --chunks data/store/corpora/<c>/chunks/<v>/chunks.parquet
-    /work/venv/bin/python bench/bench_embed.py --backends torch,onnx,onnx-int8   # FINCHUNK_EMBED_BACKEND choices
+    /work/venv/bin/python bench/bench_embed.py --backends torch,onnx,onnx-int8,static   # FINCHUNK_EMBED_BACKEND choices
 """
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ def run(texts: list[str], backends: tuple[str, ...] = ("torch",), batch_size: in
             t = time.perf_counter(); _, warm_stats = e.embed(texts); warm = time.perf_counter() - t
         if ref is None:
             ref = (backend, bare, vecs)
-        cos = (vecs * ref[2]).sum(1)
+        # vectors of another dimension (a static model's) have no cosine to the reference's
+        cos = (vecs * ref[2]).sum(1) if vecs.shape == ref[2].shape else np.full(len(vecs), np.nan)
         r = {"load_s": load, "bare_s": bare, "cold_s": cold, "warm_s": warm, "overhead": cold / bare - 1,
              "speedup_vs_first": ref[1] / bare, "cos_min": float(cos.min()), "cos_mean": float(cos.mean()),
              "embedded": cold_stats.embedded, "cache_hits": warm_stats.cache_hits}
@@ -76,7 +77,7 @@ def main() -> int:
     ap.add_argument("--chunks", help="a chunks.parquet to take embedding_text from")
     ap.add_argument("--model", help="model path (default: the packaged all-MiniLM-L6-v2)")
     ap.add_argument("--batch-size", type=int, default=32)
-    ap.add_argument("--backends", default="torch", help="comma-separated: torch,onnx,onnx-int8 (the first is the reference)")
+    ap.add_argument("--backends", default="torch", help="comma-separated: torch,onnx,onnx-int8,static (the first is the reference)")
     args = ap.parse_args()
     if args.chunks:
         import pandas as pd

@@ -26,7 +26,7 @@ ENV: dict[str, str] = {
     "out_dir": "FINCHUNK_OUT",
     "chunkers_file": "FINCHUNK_CHUNKERS",
     "model_path": "FINCHUNK_MODEL",                 # embedding model / tokenizer folder ("" = the packaged one)
-    "embed_backend": "FINCHUNK_EMBED_BACKEND",      # torch | onnx | onnx-int8
+    "embed_backend": "FINCHUNK_EMBED_BACKEND",      # onnx-int8 (default) | onnx | torch | static
     "dense_index": "FINCHUNK_DENSE_INDEX",          # flat (exact) | hnsw (approximate)
     "retrievers": "FINCHUNK_RETRIEVERS",            # comma-separated ("" = all registered)
     "bm25_analyzer": "FINCHUNK_BM25_ANALYZER",      # "" = the default analyzer

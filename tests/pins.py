@@ -128,7 +128,8 @@ def chunk_digest(docs, strategies: Iterable[str] | None = None, real_semantic: b
             # as build_chunk_set does: the strategy prepares the documents together (semantic
             # embeds all their sentences at once), with a fresh embedding cache
             with collecting() as notes, tempfile.TemporaryDirectory() as cache:
-                context = ChunkingContext(embeddings_dir=cache)
+                # the reference model on torch: int8 kernels may round differently on another CPU
+                context = ChunkingContext(embeddings_dir=cache, embed_backend="torch")
                 STRATEGIES[name].prepare([(doc, meta) for _, doc, meta in docs], config.params, context=context)
                 for _, doc, meta in docs:
                     for c in chunk_document(config.chunker, doc, meta, counter=counter, context=context):

@@ -5,7 +5,7 @@ embedder.
 own arguments (the model, the embedding cache folder, the embedding backend) and passes it to
 each strategy's ``prepare`` and ``pieces``; a strategy never loads a model or reads the
 environment itself. Without a context (a strategy called directly, e.g. in a test) a
-strategy uses ``ChunkingContext()``: the packaged model, the torch backend.
+strategy uses ``ChunkingContext()``: the packaged model, the default backend (models/backends.py).
 """
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..models.backends import DEFAULT_BACKEND
 from ..models.tokens import TokenCounter, token_counter
 
 if TYPE_CHECKING:
     from ..models.embed import Embedder
 
-DEFAULT_EMBED_BACKEND = "torch"
+DEFAULT_EMBED_BACKEND = DEFAULT_BACKEND
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..chunk_sets import ChunkerConfig
 from ..chunking.registry import STRATEGIES
+from ..models.backends import DEFAULT_BACKEND
 from .gold_resolution import summary as gold_resolution_summary
 
 HUMAN, GENERATED = "human", "generated"  # the question sets: the corpus's own, generated from inline XBRL
@@ -35,7 +36,7 @@ class EvaluationOptions:
     retrievers: tuple[str, ...]
     model: str | None          # embedding model folder; None: the packaged one
     budgets: tuple[int, ...]   # context budgets (characters)
-    embed_backend: str = "torch"  # how queries are embedded (the dense index's marker key names it too)
+    embed_backend: str = DEFAULT_BACKEND  # how queries are embedded (the dense index's marker key names it too)
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ class IndexSettings:
     model_path: str | None = None                     # embedding model folder (None = the packaged one)
     embeddings_dir: Path | None = None                # the shared embedding cache
     dense_kind: str = "flat"                          # flat | hnsw
-    embed_backend: str | None = None                  # torch | onnx | onnx-int8 (None = Settings')
+    embed_backend: str | None = None                  # models/backends.py BACKENDS (None = Settings')
     # the store of BM25's document-level indexes, shared by the chunk sets (bm25_retriever.document_index);
     # None: built by each. Not a key: where a copy lives changes no index
     documents: SharedIndexes | None = field(default=None, compare=False)

@@ -12,10 +12,10 @@
 * MiniLM's ``max_seq_length`` is 256 tokens: longer texts are cut by the model (chunkers
   report ``over_limit`` for those).
 * ``backend`` (the run's ``Settings.embed_backend``, from ``FINCHUNK_EMBED_BACKEND``; see
-  backends.py): ``torch`` (sentence-transformers, the default), ``onnx`` or ``onnx-int8`` (the
-  same weights exported locally to ONNX Runtime; onnx_backend.py), ``static`` (a model2vec
-  static model distilled locally from the same weights; static_backend.py). A non-torch
-  backend has its own model id and cache.
+  backends.py): ``onnx-int8`` (the default) or ``onnx`` (the weights exported locally to ONNX
+  Runtime; onnx_backend.py), ``torch`` (sentence-transformers, the reference), ``static`` (a
+  model2vec static model distilled locally from the same weights; static_backend.py). A
+  non-torch backend has its own model id and cache.
 """
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ class Embedder:
     batch_size: int = 32
     use_cache: bool = True
     device: str = "cpu"
-    backend: str | None = None              # default: the Settings' embed_backend, else "torch"
+    backend: str | None = None              # default: the Settings' embed_backend, else backends.DEFAULT_BACKEND
     _model: object = field(default=None, init=False, repr=False)
     _query_memo: dict = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -315,6 +315,23 @@ def _fixed_list_to_numpy(col: pa.ChunkedArray) -> np.ndarray:
     return arr.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False).reshape(-1, dim)
 
 
+def backend_available(backend: str) -> bool:
+    """Whether ``backend``'s packages are installed here (torch's always are; static's are the
+    optional extra ``static``)."""
+    from .backends import check_backend
+
+    b = check_backend(backend)
+    if b == "static":
+        from .static_backend import available
+
+        return available()
+    if b.startswith("onnx"):
+        from .onnx_backend import available
+
+        return available()
+    return True
+
+
 @lru_cache(maxsize=4)
 def _shared(model_path: str, cache_dir: str, backend: str) -> Embedder:
     return Embedder(model_path=model_path, cache_dir=cache_dir, backend=backend)
@@ -323,7 +340,7 @@ def _shared(model_path: str, cache_dir: str, backend: str) -> Embedder:
 def get_embedder(model_path: str | None = None, cache_dir: str | Path | None = None,
                  backend: str | None = None) -> Embedder:
     """One Embedder (one loaded model, one query memo) per (model, cache, backend) in this
-    process; ``backend`` defaults to the Settings' embed_backend (else torch): callers that
+    process; ``backend`` defaults to the Settings' embed_backend (else the default backend): callers that
     hold the run's settings pass ``settings.embed_backend``."""
     from .backends import default_backend
 

@@ -19,6 +19,7 @@ USED_INDIRECTLY = {
     "dagster-webserver": "the UI (`finchunk ui`, `dagster dev`) runs it as a program",
     "lxml": "BeautifulSoup's tree builder (corpus/from_files.py: BeautifulSoup(markup, \"lxml\"))",
     "tabulate": "pandas.DataFrame.to_markdown needs it (asset previews, the report's tables)",
+    "onnx": "torch.onnx.export writes the default backend's ONNX file with it (models/onnx_backend.py)",
 }
 
 

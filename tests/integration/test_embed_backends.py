@@ -23,6 +23,8 @@ TEXTS = ["Revenue grew 12% to $4.2 billion in fiscal 2024.",
 
 def test_backend_setting(monkeypatch, tmp_path):
     monkeypatch.delenv("FINCHUNK_EMBED_BACKEND", raising=False)
+    assert backends.default_backend() == backends.DEFAULT_BACKEND == "onnx-int8"
+    monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "torch")
     assert backends.default_backend() == "torch"
     monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "ONNX-int8")
     assert backends.default_backend() == "onnx-int8"
@@ -126,7 +128,7 @@ def test_semantic_prepare_changes_no_chunk(monkeypatch):
 
 def test_check_backend_reads_no_environment(monkeypatch):
     monkeypatch.setenv("FINCHUNK_EMBED_BACKEND", "onnx")
-    assert backends.check_backend(None) == "torch" and backends.check_backend(" ONNX-int8 ") == "onnx-int8"
+    assert backends.check_backend(None) == "onnx-int8" and backends.check_backend(" Torch ") == "torch"
     with pytest.raises(ValueError, match="unknown embedding backend"):
         backends.check_backend("tensorrt")
 
