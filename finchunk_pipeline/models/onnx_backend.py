@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 import os
 import uuid
+import subprocess
+import sys
 from pathlib import Path
 from typing import Sequence
 
@@ -70,17 +72,34 @@ def export(model_path: str | Path, out_dir: str | Path, int8: bool) -> Path:
     with export_lock(out_dir / ".export.lock"):
         if target.is_file():
             return target
-        fp32 = out_dir / "model.onnx"
-        if not fp32.is_file():
-            _export_fp32(model_path, fp32)
-        if int8:
-            from onnxruntime.quantization import QuantType, quantize_dynamic
-
-            tmp = out_dir / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
-            quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
-                             op_types_to_quantize=["MatMul"])
-            os.replace(tmp, target)
+        _check_pooling(model_path)  # refused here, by name, before a process is started
+        # in a process of its own: tracing and quantising hold ~0.8 GB (the torch model, the
+        # graph) that would otherwise stay in the run's process as its peak (bench_coldrun.py).
+        # A plain interpreter running this module, not multiprocessing: spawn re-imports the
+        # caller's __main__, which deadlocks on the lock held here when a script lacks its guard
+        done = subprocess.run([sys.executable, "-m", __name__, str(model_path), str(out_dir), "1" if int8 else "0"],
+                              capture_output=True, text=True)
+        if done.returncode != 0 or not target.is_file():
+            tail = (done.stderr or done.stdout).strip().splitlines()[-12:]
+            raise RuntimeError(f"exporting {model_path} to ONNX{' int8' if int8 else ''} failed "
+                               f"(exit {done.returncode}):\n" + "\n".join(tail))
     return target
+
+
+def _write_export(model_path: str, out_dir: str, int8: bool) -> None:
+    """``model.onnx`` and, for int8, ``model-int8.onnx`` under ``out_dir`` (each written to a
+    temporary file and renamed into place)."""
+    out = Path(out_dir)
+    fp32 = out / "model.onnx"
+    if not fp32.is_file():
+        _export_fp32(Path(model_path), fp32)
+    if int8:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        tmp = out / f".model-int8.onnx.{uuid.uuid4().hex[:8]}.tmp"
+        quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
+                         op_types_to_quantize=["MatMul"])
+        os.replace(tmp, out / "model-int8.onnx")
 
 
 def _export_fp32(model_path: Path, target: Path) -> None:
@@ -177,3 +196,7 @@ def _threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+if __name__ == "__main__":  # export(): the export itself, in its own process
+    _write_export(sys.argv[1], sys.argv[2], sys.argv[3] == "1")

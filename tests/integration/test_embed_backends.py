@@ -46,6 +46,28 @@ def test_each_backend_has_its_own_model_id_and_cache(tmp_path):
     assert e is get_embedder(None, tmp_path, backend="onnx") and e is not get_embedder(None, tmp_path, backend="torch")
 
 
+@needs_onnx
+def test_onnx_export_runs_in_a_process_of_its_own_and_a_failure_names_the_model(tmp_path, monkeypatch):
+    model = tiny_model(tmp_path / "tiny")
+    calls = []
+    real_run = onnx_backend.subprocess.run
+
+    def run(cmd, **kw):
+        calls.append(cmd)
+        return real_run(cmd, **kw)
+
+    monkeypatch.setattr(onnx_backend.subprocess, "run", run)
+    path = onnx_backend.export(model, tmp_path / "out", int8=True)
+    assert path.name == "model-int8.onnx" and (tmp_path / "out" / "model.onnx").is_file()
+    assert len(calls) == 1 and calls[0][1:3] == ["-m", "finchunk_pipeline.models.onnx_backend"]
+    assert onnx_backend.export(model, tmp_path / "out", int8=True) == path and len(calls) == 1  # once
+    (model / "model.safetensors").write_bytes(b"not weights")  # the export fails in its process
+    with pytest.raises(RuntimeError, match=f"exporting {model} to ONNX int8 failed"):
+        onnx_backend.export(model, tmp_path / "out2", int8=True)
+    assert not (tmp_path / "out2" / "model-int8.onnx").exists()
+    assert not list((tmp_path / "out2").glob("*.tmp"))
+
+
 @pytest.mark.slow
 @needs_onnx
 def test_onnx_export_is_local_and_close_to_torch(tmp_path):
