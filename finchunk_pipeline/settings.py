@@ -28,6 +28,7 @@ ENV: dict[str, str] = {
     "model_path": "FINCHUNK_MODEL",                 # embedding model / tokenizer folder ("" = the packaged one)
     "embed_backend": "FINCHUNK_EMBED_BACKEND",      # onnx-int8 (default) | onnx | torch | static
     "dense_index": "FINCHUNK_DENSE_INDEX",          # flat (exact) | hnsw (approximate)
+    "dense_vectors": "FINCHUNK_DENSE_VECTORS",      # chunk (default) | pooled: from the document's units
     "retrievers": "FINCHUNK_RETRIEVERS",            # comma-separated ("" = all registered)
     "bm25_analyzer": "FINCHUNK_BM25_ANALYZER",      # "" = the default analyzer
     "bm25_language": "FINCHUNK_BM25_LANGUAGE",      # "" = each document's language column
@@ -74,6 +75,7 @@ class Settings:
     model_path: str = ""
     embed_backend: str = ""
     dense_index: str = ""
+    dense_vectors: str = ""
     retrievers: str = ""
     bm25_analyzer: str = ""
     bm25_language: str = ""

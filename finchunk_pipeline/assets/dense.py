@@ -32,14 +32,31 @@ def dense_settings(pipeline: PipelineResource, ws, progress=None) -> IndexSettin
     """The run's settings for indexes built with the embedding model: model, cache, backend
     and index kind (flat: exact; hnsw: approximate, for large sets)."""
     from ..index.dense import KINDS
+    from ..index.pooled_vectors import check_vectors
     from ..models.tokens import default_model_path
 
     settings = pipeline.settings()
     kind = (settings.dense_index or "flat").strip().lower() or "flat"
     if kind not in KINDS:
         raise ValueError(f"FINCHUNK_DENSE_INDEX={kind!r}: expected one of {', '.join(KINDS)}")
+    vectors = check_vectors(settings.dense_vectors)
     return IndexSettings(model_path=pipeline.model() or default_model_path(), embeddings_dir=ws.settings.embeddings_dir,
-                         dense_kind=kind, embed_backend=settings.embed_backend or None, progress=progress)
+                         dense_kind=kind, embed_backend=settings.embed_backend or None, dense_vectors=vectors,
+                         views=_views(pipeline, ws) if vectors == "pooled" else None, progress=progress)
+
+
+def _views(pipeline: PipelineResource, ws):
+    """{doc_id: view text} of the parsed documents asked for, read from the block store (pooled
+    vectors cut their units from the parse, index/pooled_vectors.py)."""
+    def views(doc_ids):
+        import pyarrow.parquet as pq
+
+        pipeline.pull(ws.manifest_path, ws.settings.blocks_dir)
+        wanted = set(doc_ids)
+        parsed = pq.read_table(ws.manifest_path, columns=["doc_id", "sha", "parser_key"]).to_pylist()
+        return {r["doc_id"]: ws.blocks.read(r["parser_key"], r["sha"], doc_id=r["doc_id"]).view_text
+                for r in parsed if r["doc_id"] in wanted}
+    return views
 
 
 def _skipped(context, config, reason: str) -> MaterializeResult:
@@ -91,7 +108,7 @@ def _metadata(config, folder, info: dict, built: bool, reps: dict | None, second
     emb = info["embed"]
     return {
         "version": config.version_name, "built": built, "chunks": info["chunks"], "dim": info["dim"],
-        "model_id": info["model_id"], "kind": info["kind"],
+        "model_id": info["model_id"], "kind": info["kind"], "vectors": info.get("vectors", "chunk"),
         "embedded_now": emb["embedded"] if built else 0,
         "cache_hits": emb["cache_hits"] if built else 0,  # unchanged index: nothing looked up
         "seconds": round(seconds, 3),

@@ -50,7 +50,7 @@ def build_index(name: str, index_dir: str | Path, read_chunks: ReadChunks, chunk
     key = index_key(name, chunks_key, settings)
 
     def build() -> dict:
-        built = spec.build(read_chunks(list(spec.columns)), settings)
+        built = spec.build(read_chunks(spec.read_columns(settings)), settings)
         write_index_files(Path(index_dir) / name, built.parts)
         return built.info
 
@@ -111,12 +111,14 @@ def build_representations_dense(folder: str | Path, read_chunks: ReadChunks, rea
         from ..index.representations import representation_texts
 
         transfer.pull(settings.embeddings_dir)
-        chunks = read_chunks(["chunk_id", "embedding_text"])
+        pooled = settings.dense_vectors == "pooled"
+        chunks = read_chunks(["chunk_id", "embedding_text"] + (["doc_id", "source_text", "view_spans", "over_limit"] if pooled else []))
         texts = representation_texts(chunks, read_enrichment())
+        views = settings.views(list(dict.fromkeys(chunks["doc_id"]))) if pooled and settings.views else None
         stats = {}
         for rep, parts, embed in representation_dense(texts, chunks["chunk_id"].tolist(), settings.model_path,
                                                       settings.embeddings_dir, settings.dense_kind, progress,
-                                                      settings.embed_backend):
+                                                      settings.embed_backend, settings.dense_vectors, chunks, views):
             write_index_files(rep_dir(folder, rep) / "dense", parts)
             stats[rep] = embed
         transfer.push(settings.embeddings_dir)

@@ -19,7 +19,7 @@ import importlib
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -44,10 +44,14 @@ class IndexSettings:
     embeddings_dir: Path | None = None                # the shared embedding cache
     dense_kind: str = "flat"                          # flat | hnsw
     embed_backend: str | None = None                  # models/backends.py BACKENDS (None = Settings')
+    dense_vectors: str = "chunk"                      # chunk | pooled (index/pooled_vectors.py)
     # the store of BM25's document-level indexes, shared by the chunk sets (bm25_retriever.document_index);
     # None: built by each. Not a key: where a copy lives changes no index
     documents: SharedIndexes | None = field(default=None, compare=False)
     progress: Any = field(default=None, compare=False)  # progress.Progress for long builds
+    # {doc_id: view text} of the documents asked for: pooled dense vectors cut their units from
+    # the parse (the same units for every chunk set); None: from the text the chunks cover
+    views: Callable[[Sequence[str]], Mapping[str, str]] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,11 @@ class IndexSpec:
     config: Callable[[IndexSettings], dict] = lambda s: {}     # the settings the index depends on (its key)
     modules: tuple[str, ...] = ()                              # dotted modules whose code builds it (its key)
     embeds: bool = False                                       # needs the embedding model: built by faiss_index
+    more_columns: Callable[[IndexSettings], tuple[str, ...]] = lambda s: ()  # columns some settings need too
+
+    def read_columns(self, settings: IndexSettings) -> list[str]:
+        """The chunk columns a build with ``settings`` reads."""
+        return list(dict.fromkeys(self.columns + tuple(self.more_columns(settings))))
 
 
 @dataclass(frozen=True)

@@ -115,14 +115,22 @@ def representation_bm25(texts: dict[str, Sequence[str]], analyzer: str | None = 
 
 def representation_dense(texts: dict[str, Sequence[str]], chunk_ids: Sequence[str], model_path: str | None,
                          cache_dir: str | Path | None, kind: str = "flat", progress=None,
-                         backend: str | None = None) -> Iterator[tuple[str, Parts, dict]]:
+                         backend: str | None = None, vectors: str = "chunk", chunks: pd.DataFrame | None = None,
+                         views=None) -> Iterator[tuple[str, Parts, dict]]:
     """(representation, its FAISS index's files, the embedding stats) for each indexed
     representation in turn (embeddings through the shared cache); stored as
-    ``rep_dir(index dir, rep) / "dense"``."""
+    ``rep_dir(index dir, rep) / "dense"``. ``vectors="pooled"`` (pooled_vectors.py; ``chunks``
+    with doc_id, source_text, view_spans in the same order, ``views`` the documents' texts):
+    concat is its chunk's units pooled with the enrichment as its prefix; the enrichment alone is
+    embedded as it is."""
     from .entries.dense import build_retriever as build_dense
     from .entries.dense import dense_files
 
     for rep in INDEXED:
         frame = pd.DataFrame({"chunk_id": list(chunk_ids), "embedding_text": list(texts[rep])})
-        retriever, stats = build_dense(frame, model_path, cache_dir, kind, progress, backend)
+        how = vectors if rep == "concat" else "chunk"
+        if how == "pooled":
+            frame = frame.assign(**{c: chunks[c].tolist() for c in ("doc_id", "source_text", "view_spans", "over_limit")
+                                    if c in chunks})
+        retriever, stats = build_dense(frame, model_path, cache_dir, kind, progress, backend, how, views)
         yield rep, dense_files(retriever), stats.as_dict()

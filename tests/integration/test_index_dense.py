@@ -320,3 +320,40 @@ def test_a_changed_model_rebuilds_the_dense_index_and_never_mixes(tmp_path):
         load_retriever("dense", index_dir, LoadRequest(chunks, str(a), emb))
     dense = load_retriever("dense", index_dir, LoadRequest(chunks, str(b), emb))
     assert len(dense.search_many(["dividend"], 3)[0]) == 3
+
+
+@pytest.mark.slow
+def test_pooled_vectors_embed_a_documents_units_once_for_every_chunk_set(tmp_path):
+    """FINCHUNK_DENSE_VECTORS=pooled: its own index key; a second chunk set of the same
+    document embeds nothing (its units are the first's); the marker says how vectors were made."""
+    import pandas as pd
+
+    from finchunk_pipeline.builders.indexes import build_index
+    from finchunk_pipeline.index.registry import IndexSettings, LoadRequest, load_retriever
+    from tests.tiny_model import tiny_model
+
+    model = tiny_model(tmp_path / "models" / "a", hidden=32)
+    view = "\n\n".join(DOCS) + "\n"
+    views = lambda doc_ids: {"d": view}  # noqa: E731
+
+    def chunk_set(size: int) -> pd.DataFrame:
+        cuts = [(s, min(s + size, len(view))) for s in range(0, len(view), size)]
+        return pd.DataFrame({"chunk_id": [f"c{i}" for i in range(len(cuts))], "doc_id": "d",
+                             "source_text": [view[s:e] for s, e in cuts],
+                             "view_spans": [[{"start": s, "end": e}] for s, e in cuts],
+                             "embedding_text": [view[s:e] for s, e in cuts]})
+
+    emb = tmp_path / "embeddings"
+    pooled = IndexSettings(model_path=str(model), embeddings_dir=emb, dense_vectors="pooled", views=views)
+    plain = IndexSettings(model_path=str(model), embeddings_dir=emb)
+    a, b = chunk_set(60), chunk_set(150)
+    first, key_pooled = build_index("dense", tmp_path / "ia", lambda cols: a[list(cols)], "set-a", pooled)
+    second, _ = build_index("dense", tmp_path / "ib", lambda cols: b[list(cols)], "set-b", pooled)
+    assert first.built and first.info["vectors"] == "pooled" and first.info["embed"]["embedded"] > 0
+    assert second.built and second.info["embed"]["embedded"] == 0  # every unit came from the cache
+    assert second.info["embed"]["cache_hits"] == first.info["embed"]["unique"]
+    direct, key_direct = build_index("dense", tmp_path / "ia", lambda cols: a[["chunk_id", "embedding_text"]][list(cols)],
+                                     "set-a", plain)  # reads only the columns it needs
+    assert direct.built and key_direct != key_pooled and direct.info["vectors"] == "chunk"
+    dense = load_retriever("dense", tmp_path / "ib", LoadRequest(b, str(model), emb))
+    assert sorted(i for i, _ in dense.search_many(["dividend"], 5)[0]) == list(range(len(b)))

@@ -23,13 +23,20 @@ def _embedder(model_path: str | None, cache_dir, backend: str | None):
 
 def build_retriever(chunks: pd.DataFrame, model_path: str | None = None,
                     cache_dir: str | Path | None = None, kind: str = "flat", progress=None,
-                    backend: str | None = None):
+                    backend: str | None = None, vectors: str = "chunk", views=None):
     """Embed ``chunks.embedding_text`` (through the embedding cache) into a FAISS index (its
-    files: ``dense_files``, stored as ``<index dir>/dense``). Returns (DenseRetriever, EmbedStats)."""
+    files: ``dense_files``, stored as ``<index dir>/dense``); ``vectors="pooled"``: each chunk's
+    vector pooled from its document's units instead (pooled_vectors.py; needs the columns
+    doc_id, source_text, view_spans too; ``views``: {doc_id: view text}, the documents the units
+    are cut from). Returns (DenseRetriever, EmbedStats)."""
     from ..dense import DenseIndex, DenseRetriever
+    from ..pooled_vectors import check_vectors, pooled_vectors
 
     embedder = _embedder(model_path, cache_dir, backend)
-    vectors, stats = embedder.embed(chunks["embedding_text"].tolist(), progress=progress)
+    if check_vectors(vectors) == "pooled":
+        vectors, stats = pooled_vectors(chunks, embedder, progress, views)
+    else:
+        vectors, stats = embedder.embed(chunks["embedding_text"].tolist(), progress=progress)
     index = DenseIndex.build(vectors, chunks["chunk_id"].tolist(), kind=kind)
     return DenseRetriever(index, embedder), stats
 
@@ -46,15 +53,29 @@ def model_id(settings: IndexSettings) -> str:
 
 
 def _build(chunks: pd.DataFrame, settings: IndexSettings) -> BuiltIndex:
+    views = None
+    if settings.dense_vectors == "pooled" and settings.views is not None:
+        views = settings.views(list(dict.fromkeys(chunks["doc_id"])))
     retriever, stats = build_retriever(chunks, settings.model_path, settings.embeddings_dir,
-                                       settings.dense_kind, settings.progress, settings.embed_backend)
+                                       settings.dense_kind, settings.progress, settings.embed_backend,
+                                       settings.dense_vectors, views)
     return BuiltIndex(dense_files(retriever),
                       {"model_id": retriever.embedder.model_id, "kind": settings.dense_kind, "chunks": len(chunks),
-                       "dim": retriever.index.dim, "embed": stats.as_dict()})
+                       "vectors": settings.dense_vectors, "dim": retriever.index.dim, "embed": stats.as_dict()})
 
 
 def _config(settings: IndexSettings) -> dict:
-    return {"model": model_id(settings), "kind": settings.dense_kind}
+    from ..pooled_vectors import check_vectors
+
+    config = {"model": model_id(settings), "kind": settings.dense_kind}
+    if check_vectors(settings.dense_vectors) == "pooled":  # the default adds nothing to the key
+        config["vectors"] = "pooled"
+    return config
+
+
+def _pooled_columns(settings: IndexSettings) -> tuple[str, ...]:
+    """Pooled vectors also read where each chunk lies in its document."""
+    return ("doc_id", "source_text", "view_spans", "over_limit") if settings.dense_vectors == "pooled" else ()
 
 
 def load_dense(index_dir: Traversable, request: LoadRequest):
@@ -79,8 +100,9 @@ def load_dense(index_dir: Traversable, request: LoadRequest):
 RETRIEVER = RetrieverSpec(
     name=NAME, load=load_dense,
     index=IndexSpec(columns=("chunk_id", "embedding_text"), build=_build, required=("index.faiss", "dense.json"),
-                    config=_config, embeds=True,
+                    config=_config, embeds=True, more_columns=_pooled_columns,
                     modules=(__name__, "finchunk_pipeline.index.dense", "finchunk_pipeline.models.embed",
                              "finchunk_pipeline.models.backends",
-                             "finchunk_pipeline.models.onnx_backend", "finchunk_pipeline.models.static_backend")),
+                             "finchunk_pipeline.models.onnx_backend", "finchunk_pipeline.models.static_backend",
+                             "finchunk_pipeline.index.pooled_vectors")),
 )
