@@ -158,15 +158,10 @@ def plan(chunks: pd.DataFrame, views: Mapping[str, str] | None = None, limit: in
     prefix."""
     from scipy.sparse import csr_matrix
 
-    text_index: dict[str, int] = {}
-    texts: list[str] = []
+    texts: dict[str, int] = {}  # text -> its column
 
     def col(text: str) -> int:
-        i = text_index.get(text)
-        if i is None:
-            i = text_index[text] = len(texts)
-            texts.append(text)
-        return i
+        return texts.setdefault(text, len(texts))
 
     views = views or {}
     covered = runs(chunks) if not all(d in views for d in set(chunks["doc_id"])) else {}
@@ -180,36 +175,34 @@ def plan(chunks: pd.DataFrame, views: Mapping[str, str] | None = None, limit: in
     over = chunks["over_limit"].tolist() if "over_limit" in chunks else [False] * len(chunks)
     for row, (doc, source, vspans, embedding) in enumerate(zip(chunks["doc_id"], chunks["source_text"],
                                                                chunks["view_spans"], chunks["embedding_text"])):
-        if over[row]:  # the chunk's own text, as the model reads it
-            rows.append(row)
-            cols.append(col(embedding or source or " "))
-            weights.append(1.0)
-            whole.add(cols[-1])
-            continue
-        u, ucols = units[doc], unit_cols[doc]
-        start_row = len(rows)
-        for s, e in spans_of(vspans):
-            lo = int(np.searchsorted(u.ends, s, side="right"))   # first unit ending after s
-            hi = int(np.searchsorted(u.starts, e, side="left"))  # units starting before e
-            for k in range(lo, hi):
-                overlap = min(e, int(u.ends[k])) - max(s, int(u.starts[k]))
-                if overlap > 0:
-                    rows.append(row)
-                    cols.append(ucols[k])
-                    weights.append(float(overlap))
-        prefix = prefix_of(embedding, source)
-        if prefix:
-            rows.append(row)
-            cols.append(col(prefix))
-            weights.append(float(len(prefix)))
-        if len(rows) == start_row:  # nothing to pool: the chunk's own text
-            rows.append(row)
-            cols.append(col(embedding or source or " "))
-            weights.append(1.0)
-            whole.add(cols[-1])
+        parts: list[tuple[int, float]] = []
+        if not over[row]:  # over the limit: the chunk's own text, as the model reads it
+            parts = [(unit_cols[doc][k], w) for k, w in _overlaps(units[doc], spans_of(vspans))]
+            prefix = prefix_of(embedding, source)
+            if prefix:
+                parts.append((col(prefix), float(len(prefix))))
+        if not parts:  # (or nothing to pool)
+            parts = [(col(embedding or source or " "), 1.0)]
+            whole.add(parts[0][0])
+        rows += [row] * len(parts)
+        cols += [c for c, _ in parts]
+        weights += [w for _, w in parts]
     matrix = csr_matrix((np.asarray(weights, dtype=np.float32), (np.asarray(rows), np.asarray(cols))),
                         shape=(len(chunks), len(texts)), dtype=np.float32)
-    return PooledPlan(texts, matrix, frozenset(whole))
+    return PooledPlan(list(texts), matrix, frozenset(whole))
+
+
+def _overlaps(u: Units, spans: Sequence[tuple[int, int]]) -> list[tuple[int, float]]:
+    """(unit index, characters shared) of each unit the spans overlap."""
+    out = []
+    for s, e in spans:
+        lo = int(np.searchsorted(u.ends, s, side="right"))   # first unit ending after s
+        hi = int(np.searchsorted(u.starts, e, side="left"))  # units starting before e
+        for k in range(lo, hi):
+            overlap = min(e, int(u.ends[k])) - max(s, int(u.starts[k]))
+            if overlap > 0:
+                out.append((k, float(overlap)))
+    return out
 
 
 def pooled_vectors(chunks: pd.DataFrame, embedder, progress=None, views: Mapping[str, str] | None = None,

@@ -17,7 +17,7 @@ from finchunk_pipeline.chunking.registry import register, unregister
 from finchunk_pipeline import STRATEGIES, build_chunk_set
 from finchunk_pipeline import ChunkStore
 from finchunk_pipeline import Strategy
-from finchunk_pipeline.chunking.strategy_context import ChunkingContext
+from finchunk_pipeline.chunking.strategy_context import DEFAULT_EMBED_BACKEND, ChunkingContext
 from finchunk_pipeline.parse import markdown
 from finchunk_pipeline import BlockKind, ParsedDocument
 from finchunk_pipeline import BlockStore
@@ -76,7 +76,7 @@ def test_registered_strategy_builds_from_code(toy, stores):
     assert texts == ["Revenue grew to 120 million.", "Margins held.", "We expect growth."]
     assert result.manifest["char_bound"] == 200
     context = toy.seen[0]  # the run's context: model, token counter, embedding backend
-    assert isinstance(context, ChunkingContext) and context.embed_backend == "torch"
+    assert isinstance(context, ChunkingContext) and context.embed_backend == DEFAULT_EMBED_BACKEND == "onnx-int8"
     assert context.counter.max_tokens > 0
 
 

@@ -341,7 +341,7 @@ def test_pooled_vectors_embed_a_documents_units_once_for_every_chunk_set(tmp_pat
         return pd.DataFrame({"chunk_id": [f"c{i}" for i in range(len(cuts))], "doc_id": "d",
                              "source_text": [view[s:e] for s, e in cuts],
                              "view_spans": [[{"start": s, "end": e}] for s, e in cuts],
-                             "embedding_text": [view[s:e] for s, e in cuts]})
+                             "embedding_text": [view[s:e] for s, e in cuts], "over_limit": False})
 
     emb = tmp_path / "embeddings"
     pooled = IndexSettings(model_path=str(model), embeddings_dir=emb, dense_vectors="pooled", views=views)
