@@ -7,7 +7,7 @@ does; not timed), a fresh data root, Dagster home and output folder; it runs wit
 clone first on PYTHONPATH (its code, not an installed one). Peak RSS is the largest of the
 run's processes (``getrusage(RUSAGE_CHILDREN)`` of a wrapper process).
 
-    python bench/bench_coldrun.py [--keep DIR] [-- extra finchunk run arguments]
+    python bench/bench_coldrun.py [--keep DIR] [--set FINCHUNK_EMBED_BACKEND=torch] [-- extra finchunk run arguments]
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def uptime() -> str:
         return "load average: %.2f, %.2f, %.2f" % os.getloadavg()
 
 
-def run(extra: list[str] | None = None, keep: str | None = None) -> dict:
+def run(extra: list[str] | None = None, keep: str | None = None, settings: dict[str, str] | None = None) -> dict:
     tmp = keep or tempfile.mkdtemp(prefix="finchunk_coldrun_")
     clone = Path(tmp) / "clone"
     if clone.exists():
@@ -57,6 +57,7 @@ def run(extra: list[str] | None = None, keep: str | None = None) -> dict:
            if not k.startswith(("FINCHUNK_", "DAGSTER_HOME"))}  # the defaults: data/store, out, dagster_home
     env["PYTHONPATH"] = str(clone) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["FINCHUNK_PROGRESS"] = "0"
+    env.update(settings or {})  # --set: a setting other than the default (e.g. FINCHUNK_EMBED_BACKEND=torch)
     cmd = [sys.executable, "-c", "import sys; from finchunk_pipeline.cli import main; sys.exit(main())", "run",
            *(extra or [])]
     load_before = uptime()
@@ -96,10 +97,12 @@ def run(extra: list[str] | None = None, keep: str | None = None) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--keep", help="clone into this (empty) folder and keep it")
+    ap.add_argument("--set", action="append", default=[], metavar="FINCHUNK_X=VALUE",
+                    help="a setting for the run (the environment's FINCHUNK_* are not passed)")
     ap.add_argument("extra", nargs="*", help="extra `finchunk run` arguments (after --)")
     args = ap.parse_args()
     print(f"$ {' '.join(['python'] + sys.argv)}")
-    r = run(args.extra, args.keep)
+    r = run(args.extra, args.keep, dict(s.split("=", 1) for s in args.set))
     print("\n".join(r["lines"]))
     return 0 if r["ok"] else 1
 

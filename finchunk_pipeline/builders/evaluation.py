@@ -154,10 +154,17 @@ def stored_inputs(job: ChunkSetEvaluation) -> tuple[dict, dict | None]:
 
 
 def chunk_set_base(job: ChunkSetEvaluation, manifest: dict, enrichment: dict | None) -> dict:
-    """What every entry of the chunk set repeats: its configuration and its manifest's figures."""
+    """What every entry of the chunk set repeats: its configuration, its manifest's figures and
+    what its dense index was embedded with (``dense``: model id and vectors; None without one),
+    so entries of runs with other embedding settings in one report can be told apart."""
     config, ws = job.config, job.ws
-    return chunk_set_fields(config, manifest, enrichment, dir_bytes(job.index_dir),
+    base = chunk_set_fields(config, manifest, enrichment, dir_bytes(job.index_dir),
                             ws.chunks.path(config.chunks_version_name).stat().st_size)
+    marker = job.index_dir / "dense.json"
+    info = read_json(marker) if marker.is_file() else None
+    base["dense"] = ({"model_id": info.get("model_id"), "vectors": info.get("vectors", "chunk")}
+                     if isinstance(info, dict) and info.get("model_id") else None)
+    return base
 
 
 def routing_key(ws: Workspace) -> str | None:

@@ -30,6 +30,7 @@ def test_run_on_any_corpus_folder(tmp_path, default_corpus_copy, chunkers_file, 
     assert "evaluation_report ...\n    done in" in out and str(tmp_path / "out" / "evaluation.json") in out
     report = json.loads((tmp_path / "out" / "evaluation.json").read_text())
     assert {e["name"] for e in report["chunk_sets"]} == {"fixed", "recursive", "structure-h"}
+    assert all(e["dense"] is None for e in report["chunk_sets"])  # no dense index: nothing embedded
     # runs were recorded in the persistent instance, so the UI shows them
     assert (tmp_path / "dagster_home" / "history").is_dir() or (tmp_path / "dagster_home" / "storage").is_dir()
 
@@ -70,3 +71,35 @@ def test_run_with_jobs_runs_chunk_sets_as_concurrent_runs(tmp_path, default_corp
             ["fixed", "recursive", "structure-h"]
         assert all(r.is_success for r in runs)
         assert len({r.run_id for r in runs}) == len(runs) == 6  # documents, 3 chunk sets, xbrl, report
+
+
+def test_pooled_vectors_embed_each_document_once_for_every_chunk_set(tmp_path, default_corpus_copy, monkeypatch):
+    """FINCHUNK_DENSE_VECTORS=pooled end to end: units cut from the parse in the block store, the
+    second chunk set embeds only its header, the report names how each set's vectors were made."""
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    monkeypatch.setenv("FINCHUNK_DENSE_VECTORS", "pooled")
+    chunkers = tmp_path / "chunkers.yaml"
+    chunkers.write_text("chunk_sets:\n"
+                        "  - {name: fixed, strategy: fixed, params: {size: 500, overlap: 50}}\n"
+                        "  - {name: structure-h, strategy: structure, params: {max_chars: 800}, header: true}\n")
+    args = _args(tmp_path, default_corpus_copy, chunkers)
+    assert main(args[:-1] + ["bm25,dense,hybrid"]) == 0
+    report = json.loads((tmp_path / "out" / "evaluation.json").read_text())
+    dense = [e for e in report["chunk_sets"] if e["retriever"] == "dense"]
+    assert {e["name"] for e in dense} == {"fixed", "structure-h"}
+    assert all(e["dense"]["vectors"] == "pooled" and e["dense"]["model_id"] for e in report["chunk_sets"])
+    markers = {p.parent.name.rsplit("-", 1)[0]: json.loads(p.read_text())
+               for p in (tmp_path / "store").glob("corpora/*/indexes/*/dense.json")}
+    first, second = markers["fixed"]["embed"], markers["structure-h"]["embed"]
+    assert first["embedded"] > 0 and first["cache_hits"] == 0
+    # the second set: every unit from the cache; only its headers and over-limit chunks are new
+    import pandas as pd
+
+    from finchunk_pipeline.index.pooled_vectors import prefix_of
+
+    chunks = pd.read_parquet(next((tmp_path / "store").glob("corpora/*/chunks/structure-h-*/chunks.parquet")))
+    heads = {prefix_of(e, s) for e, s, o in zip(chunks["embedding_text"], chunks["source_text"],
+                                                 chunks["over_limit"]) if not o} - {""}
+    whole = set(chunks.loc[chunks["over_limit"], "embedding_text"])
+    assert heads and second["cache_hits"] >= first["unique"]
+    assert 0 < second["embedded"] <= len(heads) + len(whole)
