@@ -49,13 +49,17 @@ def _views(pipeline: PipelineResource, ws):
     """{doc_id: view text} of the parsed documents asked for, read from the block store (pooled
     vectors cut their units from the parse, index/pooled_vectors.py)."""
     def views(doc_ids):
-        import pyarrow.parquet as pq
+        from ..builders.evaluation import document_reader
 
         pipeline.pull(ws.manifest_path, ws.settings.blocks_dir)
-        wanted = set(doc_ids)
-        parsed = pq.read_table(ws.manifest_path, columns=["doc_id", "sha", "parser_key"]).to_pylist()
-        return {r["doc_id"]: ws.blocks.read(r["parser_key"], r["sha"], doc_id=r["doc_id"]).view_text
-                for r in parsed if r["doc_id"] in wanted}
+        read = document_reader(ws.manifest_path, ws.blocks)
+        out = {}
+        for doc_id in doc_ids:
+            try:
+                out[doc_id] = read(doc_id).view_text
+            except KeyError:  # not in the parsed manifest: its units come from the chunks
+                pass
+        return out
     return views
 
 

@@ -111,10 +111,11 @@ def build_representations_dense(folder: str | Path, read_chunks: ReadChunks, rea
         from ..index.representations import representation_texts
 
         transfer.pull(settings.embeddings_dir)
-        pooled = settings.dense_vectors == "pooled"
-        chunks = read_chunks(["chunk_id", "embedding_text"] + (["doc_id", "source_text", "view_spans", "over_limit"] if pooled else []))
+        from ..index.entries.dense import views_for
+
+        chunks = read_chunks(index_spec("dense").read_columns(settings))
         texts = representation_texts(chunks, read_enrichment())
-        views = settings.views(list(dict.fromkeys(chunks["doc_id"]))) if pooled and settings.views else None
+        views = views_for(chunks, settings)
         stats = {}
         for rep, parts, embed in representation_dense(texts, chunks["chunk_id"].tolist(), settings.model_path,
                                                       settings.embeddings_dir, settings.dense_kind, progress,

@@ -39,6 +39,7 @@ VECTORS = ("chunk", "pooled")
 DEFAULT_VECTORS = "chunk"
 UNIT_CHARS = 300           # the evidence units' size (data/chunkers.yaml: structure max_chars 300)
 NAMESPACE = "units"        # the embedding cache's folder for unit and prefix vectors (models/embed.py)
+COLUMNS = ("doc_id", "source_text", "view_spans", "over_limit")  # what pooling reads beside the indexed text
 
 _LINE = re.compile(r"[^\n]+")
 _PARAGRAPH = re.compile(r"[^\n]+(?:\n[^\n]+)*")  # lines up to a blank line

@@ -130,7 +130,8 @@ def representation_dense(texts: dict[str, Sequence[str]], chunk_ids: Sequence[st
         frame = pd.DataFrame({"chunk_id": list(chunk_ids), "embedding_text": list(texts[rep])})
         how = vectors if rep == "concat" else "chunk"
         if how == "pooled":
-            frame = frame.assign(**{c: chunks[c].tolist() for c in ("doc_id", "source_text", "view_spans", "over_limit")
-                                    if c in chunks})
+            from .pooled_vectors import COLUMNS
+
+            frame = frame.assign(**{c: chunks[c].tolist() for c in COLUMNS if c in chunks})
         retriever, stats = build_dense(frame, model_path, cache_dir, kind, progress, backend, how, views)
         yield rep, dense_files(retriever), stats.as_dict()

@@ -53,12 +53,9 @@ def model_id(settings: IndexSettings) -> str:
 
 
 def _build(chunks: pd.DataFrame, settings: IndexSettings) -> BuiltIndex:
-    views = None
-    if settings.dense_vectors == "pooled" and settings.views is not None:
-        views = settings.views(list(dict.fromkeys(chunks["doc_id"])))
     retriever, stats = build_retriever(chunks, settings.model_path, settings.embeddings_dir,
                                        settings.dense_kind, settings.progress, settings.embed_backend,
-                                       settings.dense_vectors, views)
+                                       settings.dense_vectors, views_for(chunks, settings))
     return BuiltIndex(dense_files(retriever),
                       {"model_id": retriever.embedder.model_id, "kind": settings.dense_kind, "chunks": len(chunks),
                        "vectors": settings.dense_vectors, "dim": retriever.index.dim, "embed": stats.as_dict()})
@@ -75,7 +72,17 @@ def _config(settings: IndexSettings) -> dict:
 
 def _pooled_columns(settings: IndexSettings) -> tuple[str, ...]:
     """Pooled vectors also read where each chunk lies in its document."""
-    return ("doc_id", "source_text", "view_spans", "over_limit") if settings.dense_vectors == "pooled" else ()
+    from ..pooled_vectors import COLUMNS
+
+    return COLUMNS if settings.dense_vectors == "pooled" else ()
+
+
+def views_for(chunks: pd.DataFrame, settings: IndexSettings):
+    """The view texts of the chunks' documents pooled vectors cut units from (None: not pooled,
+    or no block store to read them from)."""
+    if settings.dense_vectors != "pooled" or settings.views is None:
+        return None
+    return settings.views(list(dict.fromkeys(chunks["doc_id"])))
 
 
 def load_dense(index_dir: Traversable, request: LoadRequest):
