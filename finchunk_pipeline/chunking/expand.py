@@ -5,7 +5,9 @@
 1. a chunk inside a table (row group / rows) first gets the table's caption and header
    rows, then neighbouring rows;
 2. then the section's heading(s) and neighbouring blocks of the same section, nearest
-   first, alternating after / before;
+   first, alternating after / before; a neighbouring table too large to add whole gives its
+   rows nearest the chunk (a statement the parser split into several tables, or a page of
+   text between them, is still delivered as one contiguous piece up to the bound);
 
 always keeping the total at most ``max_chars`` characters of source text (a chunk already
 larger is returned unchanged). The result is raw spans (what evaluation scores) and the
@@ -137,11 +139,29 @@ class _Expansion:
         if heading is not None:
             self.add_block(heading)
 
+        after = max(seeds) + 1
+
         def take(i: int) -> bool:
             b = units[i]
-            return b.section_path == sec and b.kind != BlockKind.HEADING and self.add_block(b)
+            if b.section_path != sec or b.kind == BlockKind.HEADING:
+                return False
+            if self.add_block(b):
+                return True
+            if b.kind == BlockKind.TABLE:
+                self._add_nearest_rows(b, after=i >= after)
+            return False   # this side stops here: the parent stays one contiguous piece
 
         _grow_outward(len(units), min(seeds) - 1, max(seeds) + 1, take)
+
+    def _add_nearest_rows(self, t: Block, after: bool) -> None:
+        """A table beside the parent too large to add whole: its rows in document order from
+        the side facing the parent (first rows for a table after it, last rows for one
+        before), while they fit."""
+        parts = table_parts(self.doc, t)
+        rows = parts.header_rows + parts.body_rows
+        for r in rows if after else rows[::-1]:
+            if not self.add_block(r):
+                return
 
 
 def _section_heading(units: list[Block], sec: tuple[str, ...], first: Block) -> Block | None:

@@ -36,6 +36,27 @@ def test_expand_text_stays_in_section_and_bounded():
     assert small == c.source_text
 
 
+def test_a_table_too_large_to_add_whole_gives_the_rows_nearest_the_chunk():
+    """A neighbouring table of the same section that does not fit whole used to stop the
+    parent at its edge (financebench: a cash-flow statement split by the parser into a small
+    and a 2,200-character table; the parent of a row of the first held 921 characters under a
+    2,000 bound). Its rows nearest the chunk come now, the parent still one contiguous piece."""
+    doc = markdown.parse("m", MD)
+    chunks = build_chunks(doc, {}, STRATEGIES["sentence"].pieces(doc, {"n": 1, "overlap": 0}, {}),
+                          chunk_set="s", header=False, context_fields=())
+    after = next(c for c in chunks if c.source_text == "Segments grew in the year.")
+    spans, text = expand_chunk(after, doc, 300)
+    assert len(text) <= 300 and "Segments grew in the year." in text
+    assert "| Segment 29 |" in text and "| Segment 28 |" in text   # the table's last rows: nearest
+    assert "| Segment 0 |" not in text and "Outlook" not in text
+    assert text.endswith("| Segment 29 | 129.0 | 119.5 |\n\nSegments grew in the year.")  # contiguous
+
+    before = next(c for c in chunks if c.source_text == "Revenue by segment (in € millions):")
+    _, text = expand_chunk(before, doc, 300)
+    assert len(text) <= 300 and "| Segment | 2024 | 2023 |" in text and "| Segment 0 |" in text  # first rows
+    assert "| Segment 29 |" not in text and "Segments grew" not in text
+
+
 def test_expand_html_returns_raw_spans():
     raw = ("<html><body><h2>Results</h2><p>Revenue rose.</p><table><tr><th>Item</th><th>2024</th></tr>"
            + "".join(f"<tr><td>Line {i}</td><td>{i},000</td></tr>" for i in range(20))
