@@ -1,6 +1,7 @@
 """Search over the stores: which stored chunk set a name means, and a ``Searcher``
 (index/search.py) opened over its stored chunks, parsed manifest and indexes — each index
-checked as written (builders/indexes.index_damage) before it is loaded.
+checked as written (builders/indexes.index_damage) before it is loaded — delivering what the
+evaluation scores: the chunk set's bounded parents when it declares ``expand``.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ..storage.workspace import Workspace
 from .indexes import index_damage
 
 SEARCH_COLUMNS = ["chunk_id", "doc_id", "spans", "section_path", "display_text"]
+PARENT_COLUMNS = ["view_spans", "embedding_text", "source_text"]  # what delivering a parent reads
 
 
 def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
@@ -61,6 +63,30 @@ def _chunks_version(ws: Workspace, version: str) -> str:
     return version
 
 
+def declared_expand(ws: Workspace, version: str) -> int:
+    """The ``expand`` of the chunk set a version belongs to, as the chunker config declares it
+    (0 when the config does not name that version: an older or foreign version is searched
+    as chunks)."""
+    from ..chunk_sets import load_chunker_configs
+
+    try:
+        configs = load_chunker_configs(ws.settings.chunkers_file)
+    except (OSError, ValueError):
+        return 0
+    return next((c.expand for c in configs if c.version_name == version), 0)
+
+
+def parent_delivery(ws: Workspace, chunks: pd.DataFrame, expand: int) -> Callable[[int], object]:
+    """What a retrieved row delivers under ``expand``: the evaluation's own delivery (the
+    context header and the bounded parent, chunking/expand.py), documents read from the block
+    store on first use."""
+    from ..evaluation.expander import parent_expander
+    from ..evaluation.retrieval import delivery
+    from .evaluation import document_reader
+
+    return delivery(chunks, parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), expand))
+
+
 def _read_manifest(ws: Workspace) -> Callable[[str], pd.DataFrame]:
     def read(need: str) -> pd.DataFrame:
         if not ws.manifest_path.exists():
@@ -71,9 +97,10 @@ def _read_manifest(ws: Workspace) -> Callable[[str], pd.DataFrame]:
 
 
 def open_searcher(chunk_set: str, retriever: str = "hybrid", workspace: Workspace | None = None,
-                  model_path: str | None = None) -> Searcher:
+                  model_path: str | None = None, units: bool = False) -> Searcher:
     """A Searcher over ``chunk_set`` (a version name, or a name from the chunker config) with
-    the retriever ``retriever``, its indexes checked as written, then loaded once."""
+    the retriever ``retriever``, its indexes checked as written, then loaded once. It delivers
+    the chunk set's bounded parents when the set declares ``expand`` (``units``: the chunks)."""
     from ..settings import Settings
 
     ws = workspace or Workspace(Settings())
@@ -89,22 +116,25 @@ def open_searcher(chunk_set: str, retriever: str = "hybrid", workspace: Workspac
         if problem:
             raise ValueError(f"the {part} index of {version} is damaged: {problem}; "
                              "run `finchunk run` to build it again")
-    chunks = ws.chunks.read(_chunks_version(ws, version), columns=SEARCH_COLUMNS)
+    expand = 0 if units else declared_expand(ws, version)
+    chunks = ws.chunks.read(_chunks_version(ws, version), columns=SEARCH_COLUMNS + (PARENT_COLUMNS if expand else []))
     loaded = load_retriever(retriever, index_dir, LoadRequest(
         chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None))
-    return Searcher(version, retriever, loaded, chunks, _read_manifest(ws))
+    deliver = parent_delivery(ws, chunks, expand) if expand else None
+    return Searcher(version, retriever, loaded, chunks, _read_manifest(ws), deliver)
 
 
 def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
            filters: Filters | None = None, workspace: Workspace | None = None,
-           model_path: str | None = None, route: bool = False) -> list[Hit] | list[list[Hit]]:
-    """Top-k chunks of ``chunk_set`` for ``query`` (a list of queries gives a list of lists);
-    ``route``: apply the query analyzer's route (index/search.py)."""
-    return open_searcher(chunk_set, retriever, workspace, model_path).search(query, k, filters, route)
+           model_path: str | None = None, route: bool = False, units: bool = False) -> list[Hit] | list[list[Hit]]:
+    """Top-k deliveries of ``chunk_set`` for ``query`` (a list of queries gives a list of
+    lists): its chunks, or its bounded parents when it declares ``expand`` and ``units`` is
+    False; ``route``: apply the query analyzer's route (index/search.py)."""
+    return open_searcher(chunk_set, retriever, workspace, model_path, units).search(query, k, filters, route)
 
 
 def search_with_route(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
                       filters: Filters | None = None, workspace: Workspace | None = None,
-                      model_path: str | None = None, route: bool = True):
+                      model_path: str | None = None, route: bool = True, units: bool = False):
     """(hits, route): as ``search``, with the route (None when ``route`` is False)."""
-    return open_searcher(chunk_set, retriever, workspace, model_path).search_with_route(query, k, filters, route)
+    return open_searcher(chunk_set, retriever, workspace, model_path, units).search_with_route(query, k, filters, route)

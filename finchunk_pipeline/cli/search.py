@@ -37,6 +37,9 @@ def register(sub) -> None:
     p.add_argument("--doc-type", help="document type, e.g. annual_report")
     p.add_argument("--fiscal-year", type=int, help="fiscal year")
     p.add_argument("--as-of", help="only documents filed on or before this date (YYYY-MM-DD or ISO datetime)")
+    p.add_argument("--units", action="store_true",
+                   help="a chunk set declaring expand delivers each hit as its bounded parent (what the evaluation "
+                        "scores); --units returns the matched chunks instead")
     p.add_argument("--no-route", action="store_true",
                    help="do not route: by default the documents the query names (issuer, ticker, period, "
                         "document type) are inferred, printed and searched first")
@@ -88,7 +91,7 @@ def run(args) -> int:
             print(f"  loading the embedding model first (~{MODEL_LOAD_SECONDS} s; --retriever bm25 answers in "
                   "about a second) ...", file=sys.stderr, flush=True)
     hits, route = search_with_route(args.query, version, args.k, retriever, filters, ws, args.model,
-                                    route=not args.no_route)
+                                    route=not args.no_route, units=args.units)
     if args.json:
         if route is not None:
             json.dump({"route": route.as_dict()}, sys.stderr, ensure_ascii=False)
@@ -104,5 +107,9 @@ def run(args) -> int:
     for h in hits:
         text = " ".join(h.display_text.split())
         print(f"{h.rank:>2}. {h.score:8.4f}  {h.chunk_id}  [{h.section}]")
+        if "matched" in h.extra:  # a bounded parent: say what matched in it
+            matched = " ".join(h.extra["matched"]["text"].split())
+            print(f"    parent of the match ({len(h.display_text):,} chars), matched: {matched[:120]}"
+                  f"{'…' if len(matched) > 120 else ''}")
         print(f"    {text[:300]}{'…' if len(text) > 300 else ''}")
     return 0

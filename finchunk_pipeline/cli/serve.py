@@ -44,6 +44,8 @@ def register(sub) -> None:
     p.add_argument("--retriever", default=None, choices=names(),
                    help="default: hybrid when the chunk set has a dense index, else bm25")
     p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--units", action="store_true",
+                   help="answer with the matched chunks, not the bounded parents a chunk set declaring expand delivers")
     add_store_args(p)
     p.set_defaults(func=run)
 
@@ -203,7 +205,7 @@ def run(args) -> int:
     print(f"{retriever} search of chunk set {version}{why}", file=sys.stderr, flush=True)
     if loads_model(retriever):
         print(f"  loading the embedding model (~{MODEL_LOAD_SECONDS} s, once) ...", file=sys.stderr, flush=True)
-    searcher = open_searcher(version, retriever, ws, args.model)
+    searcher = open_searcher(version, retriever, ws, args.model, units=args.units)
     searcher.search("warm up", 1)  # the first query loads what is loaded lazily
     server = make_server(searcher, args.port)
 

@@ -14,6 +14,14 @@ filed_at):
                    whole day, UTC; a datetime is compared as is). Documents with no filing
                    date are excluded under as_of: nothing dated after T may leak in.
 
+Delivery: a chunk set that declares ``expand`` (small-to-big) is evaluated on each retrieved
+chunk's bounded parent (chunking/expand.py), so search delivers that parent too, as the
+evaluation scores it: a hit's ``spans`` and ``display_text`` are the parent's (the context
+header first, as the evaluation pays for it), ``matched`` names the chunk that matched, and a
+parent delivered once is not delivered again for a lower-ranked chunk of it (the evaluation
+counts repeated evidence once). ``units=True`` (``finchunk search --units``) returns the
+matched chunks instead.
+
 Routing (``route=True``; ``finchunk search`` routes by default): the query analyzer
 (``routing/``) infers from the query text which of the documents the filters allow it is
 about, and the ranking applies its route — a hard filter, a boost, or nothing
@@ -103,17 +111,24 @@ def row_mask(chunk_doc_ids: Sequence[str], manifest: pd.DataFrame, filters: Filt
     return np.isin(np.asarray(chunk_doc_ids, dtype=object), list(allowed_documents(manifest, filters)))
 
 
+PARENT_DEPTH = 5          # chunks ranked per parent asked for, at first
+MAX_PARENT_DEPTH = 5000   # the deepest ranking read to find k distinct parents
+
+
 class Searcher:
     """One chunk set's retriever, chunks and manifest, loaded once and kept (a warm model for
     ``finchunk serve``; builders/search.open_searcher opens one); ``search`` ranks within the filters."""
 
     def __init__(self, version: str, retriever_name: str, retriever, chunks: pd.DataFrame,
-                 read_manifest: Callable[[str], pd.DataFrame]):
+                 read_manifest: Callable[[str], pd.DataFrame], deliver: Callable[[int], object] | None = None):
         """``chunks``: the chunk set's chunk_id, doc_id, spans, section_path, display_text in
         row order; ``read_manifest(need)``: the parsed manifest, read when filters or routing
-        first need it (``need`` says which, for the error when it is missing)."""
+        first need it (``need`` says which, for the error when it is missing); ``deliver``: what
+        a retrieved row delivers when it is not itself (evaluation/retrieval.delivery: the
+        chunk set's bounded parent), None for the chunk."""
         self.version, self.retriever_name, self.retriever, self.chunks = version, retriever_name, retriever, chunks
         self._read_manifest = read_manifest
+        self._deliver = deliver
         self._manifest: pd.DataFrame | None = None
         self._router = None      # the router over every document (routing/search.py), built on first use
 
@@ -152,30 +167,52 @@ class Searcher:
         single = isinstance(query, str)
         queries = [query] if single else list(query)
         routes = None
-        if mask is not None and not mask.any():
-            results: list[list] = [[] for _ in queries]
-        elif route:
-            router = self.router(mask)
-            results = router.search_many(self.retriever, queries, k, [mask] * len(queries))
-            routes = router.last_routes
-        else:
-            results = self.retriever.search_many(queries, k, None if mask is None else [mask] * len(queries))
+        # parents: more chunks than k, as several chunks of one parent deliver it once; deeper
+        # while a query has fewer than k parents and its ranking was cut at the depth
+        depth = k if self._deliver is None else k * PARENT_DEPTH
+        while True:
+            if mask is not None and not mask.any():
+                results: list[list] = [[] for _ in queries]
+            elif route:
+                router = self.router(mask)
+                results = router.search_many(self.retriever, queries, depth, [mask] * len(queries))
+                routes = router.last_routes
+            else:
+                results = self.retriever.search_many(queries, depth, None if mask is None else [mask] * len(queries))
+            out = [self._hits(hits, k) for hits in results]
+            if self._deliver is None or depth >= MAX_PARENT_DEPTH or \
+                    all(len(o) == k or len(h) < depth for o, h in zip(out, results)):
+                break
+            depth = min(depth * 4, MAX_PARENT_DEPTH)
         if route and routes is None:  # every document filtered out: the route of an empty catalog
             from ..routing import Catalog, analyze
 
             empty = Catalog.build([])
             routes = [analyze(q, empty) for q in queries]
-        out = []
-        for hits in results:
-            rows = []
-            for rank, (row, score) in enumerate(hits, 1):
-                c = chunks.iloc[row]
-                section = c["section_path"]
-                rows.append(Hit(rank=rank, chunk_id=c["chunk_id"], doc_id=c["doc_id"], spans=spans_of(c["spans"]),
-                                section=" > ".join(list(section)) if section is not None else "",
-                                display_text=c["display_text"], score=float(score)))
-            out.append(rows)
         if single:
             return out[0], (routes[0] if routes is not None else None)
         return out, routes
+
+    def _hits(self, ranked: Sequence[tuple[int, float]], k: int) -> list[Hit]:
+        """The top ``k`` deliveries of a ranking: chunks, or their parents (each parent once)."""
+        chunks, rows, seen = self.chunks, [], set()
+        for row, score in ranked:
+            c = chunks.iloc[row]
+            section = c["section_path"]
+            hit = Hit(rank=len(rows) + 1, chunk_id=c["chunk_id"], doc_id=c["doc_id"], spans=spans_of(c["spans"]),
+                      section=" > ".join(list(section)) if section is not None else "",
+                      display_text=c["display_text"], score=float(score))
+            if self._deliver is not None:
+                parent = self._deliver(row)
+                key = (parent.doc_id, tuple(map(tuple, parent.spans)))
+                if key in seen:
+                    continue
+                seen.add(key)
+                hit.extra = {"delivery": "parent", "matched": {"spans": [list(s) for s in hit.spans],
+                                                                "text": hit.display_text}}
+                hit.spans, hit.display_text = [tuple(s) for s in parent.spans], parent.text
+            rows.append(hit)
+            if len(rows) == k:
+                break
+        return rows
 
