@@ -5,9 +5,16 @@ rank_bm25) + w / (rrf_k + rank_dense)], rank counted from 1, rrf_k = 60, dense w
 ``DENSE_WEIGHT`` (0.05). ``rrf``: plain reciprocal-rank fusion (Cormack et al. 2009), both lists
 alike (``wrrf`` with w = 0.5). ``weighted``: each list's scores min-max normalised over its
 candidates (a row missing from a list gets 0 there), then ``weight`` x dense + (1 - weight) x
-bm25. Each retriever contributes its top ``depth`` candidates among the allowed rows, so filters
-apply before fusion too (BM25 rows scoring exactly 0 matched no query term and are not
-candidates). Ties break by lower row index.
+bm25. Each retriever contributes its top ``depth`` candidates among the allowed rows (or its
+top k when more are asked), so filters apply before fusion too (BM25 rows scoring exactly 0
+matched no query term and are not candidates). Ties break by lower row index.
+
+The candidate depth does not follow k below ``CANDIDATE_DEPTH`` (100, what an evaluation asks
+for): a fused ranking read 5 deep is the first 5 of the one read 100 deep. It used to be
+max(50, k), so ``finchunk search -k 5`` fused 50-deep lists while the evaluation fused 100-deep
+ones, and a chunk with BM25 rank 4 and dense rank 60 could pass BM25's third in the one and not
+in the other (financebench_dev question 00302, mdsplitter-2000, filtered: the evaluated top 3
+were not what search answered).
 
 Why the low dense weight (docs/benchmarks/fusion.md, bench/bench_fusion.py): plain RRF lost up
 to 9.6 points of recall at equal budget to BM25 alone on the dev sets (TAT-QA's look-alike
@@ -26,6 +33,7 @@ from typing import Sequence
 import numpy as np
 
 METHODS = ("wrrf", "rrf", "weighted")
+CANDIDATE_DEPTH = 100  # each list's candidates, whatever k up to it (the module docstring says why)
 DENSE_WEIGHT = 0.05    # wrrf's dense weight (the module docstring says how it was chosen)
 CONVEX_WEIGHT = 0.5    # weighted's dense share
 
@@ -61,7 +69,7 @@ def weighted_fuse(bm25_hits, dense_hits, k: int, weight: float = 0.5) -> list[tu
 class HybridRetriever:
     name = "hybrid"
 
-    def __init__(self, bm25, dense, method: str = "wrrf", rrf_k: int = 60, depth: int = 50,
+    def __init__(self, bm25, dense, method: str = "wrrf", rrf_k: int = 60, depth: int = CANDIDATE_DEPTH,
                  weight: float | None = None):
         """``weight``: the dense weight of ``wrrf`` (default DENSE_WEIGHT) or ``weighted``
         (default CONVEX_WEIGHT); ``rrf`` has none."""

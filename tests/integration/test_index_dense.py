@@ -226,6 +226,19 @@ def test_weighted_rrf_is_the_default_and_lets_dense_reorder_only_near_ties():
         HybridRetriever(bm25, dense, weight=1.5)
 
 
+def test_a_fused_ranking_read_k_deep_is_the_first_k_of_the_one_the_evaluation_reads():
+    """search -k 5 must answer the first 5 of what the evaluation ranks (100 deep). With the
+    candidate depth max(50, k), a chunk at BM25 rank 4 and dense rank 60 passed BM25's third
+    only in the 100-deep fusion."""
+    bm25 = Stub("b", [(i, 100.0 - i) for i in range(120)])
+    dense = Stub("d", [(200 + i, 0.9 - i / 1000) for i in range(59)] + [(3, 0.5)] + [(300 + i, 0.1) for i in range(60)])
+    h = HybridRetriever(bm25, dense)
+    deep = h.search_many(["q"], 100)[0]
+    assert [r for r, _ in deep[:4]] == [0, 1, 3, 2]   # dense's vote for row 3 (rank 60) counts
+    for k in (1, 3, 5, 50):
+        assert h.search_many(["q"], k)[0] == deep[:k]
+
+
 def test_weighted_fusion_min_max():
     got = weighted_fuse([(0, 10.0), (1, 5.0), (2, 0.0)], [(2, 0.9), (0, 0.5), (3, 0.1)], 4, weight=0.5)
     scores = dict(got)
