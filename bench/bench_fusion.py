@@ -3,7 +3,7 @@ candidate rule scored from the same candidate lists, question by question, out o
 
 Step ``score`` (one dev corpus): for each chunk set and mode it loads the stored BM25 and dense
 retrievers once (``load_retriever``), takes each question's BM25 and dense candidates ONCE (depth
-100: the evaluation asks for 100 chunks and ``HybridRetriever`` takes ``max(depth=50, k)`` from
+100: the evaluation asks for 100 chunks and ``HybridRetriever`` takes ``max(depth=100, k)`` from
 each list), fuses them with every candidate rule and scores each fused ranking with the
 evaluation's own recall at a character budget (``budget.score_budgets`` over the same
 ``DeliveredChunk``s ``evaluate_retriever`` builds: context headers, small-to-big expansion,
@@ -20,6 +20,8 @@ index/hybrid.py; ties break by lower row):
 
 - ``rrf``: plain RRF (index/hybrid.py's default until this measurement chose ``wrrf(0.05)``), 1/(60 + rank_bm25) + 1/(60 + rank_dense);
 - ``wrrf(d)``: 2 x [(1 − d)/(60 + rank_bm25) + d/(60 + rank_dense)] (d = 0.5 is ``rrf``);
+- ``tail(d)``: ``wrrf`` with a row missing from a list ranked just below it (DEPTH + 1 = 101)
+  instead of not voting there: the lists are cut at 100, and a cut is not a verdict;
 - ``minmax(d)``: (1 − d) minmax(bm25) + d minmax(dense), each over its own candidates, a missing
   row 0 (index/hybrid.py's ``weighted``);
 - ``z(d)``: the same with z-scores over each list's candidates, a missing row its list's minimum;
@@ -58,8 +60,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _docs import command, provenance  # noqa: E402
+from finchunk_pipeline.models.backends import DEFAULT_BACKEND  # noqa: E402
 
-DEPTH = 100          # what evaluate_retriever asks for; HybridRetriever takes max(50, k) from each list
+DEPTH = 100          # what evaluate_retriever asks for; HybridRetriever takes max(100, k) from each list
 RRF_K = 60
 GRID = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7)   # dense weights
 FOLDS = 4
@@ -77,6 +80,17 @@ def wrrf(lex, sem, d: float, k: int = DEPTH) -> list[int]:
     for w, hits in ((1.0 - d, lex), (d, sem)):
         for rank, (row, _) in enumerate(hits, 1):
             s[row] = s.get(row, 0.0) + 2.0 * w / (RRF_K + rank)
+    return _ranked(s, k)
+
+
+def wrrf_tail(lex, sem, d: float, k: int = DEPTH) -> list[int]:
+    """``wrrf`` with a row missing from a list ranked just below it (DEPTH + 1) instead of not
+    voting: a list read 100 deep says little between its rank 60 and its rank 101, while
+    wrrf's 0 for a missing row made dense's rank 60 outweigh one rank of BM25's."""
+    rank_b = {row: i for i, (row, _) in enumerate(lex, 1)}
+    rank_d = {row: i for i, (row, _) in enumerate(sem, 1)}
+    s = {row: 2.0 * ((1.0 - d) / (RRF_K + rank_b.get(row, DEPTH + 1)) + d / (RRF_K + rank_d.get(row, DEPTH + 1)))
+         for row in set(rank_b) | set(rank_d)}
     return _ranked(s, k)
 
 
@@ -129,6 +143,7 @@ def candidates(lex_raw, sem) -> dict[str, list[int]]:
     out["zconf"] = convex(lex, sem, share, "z")
     for d in GRID:
         out[f"wrrf:{d}"] = wrrf(lex, sem, d)
+        out[f"tail:{d}"] = wrrf_tail(lex, sem, d)
         out[f"minmax:{d}"] = convex(lex, sem, d, "minmax")
         out[f"z:{d}"] = convex(lex, sem, d, "z")
         out[f"agree:{d}"] = wrrf(lex, sem, d * ov)
@@ -241,14 +256,14 @@ def score_corpus(args) -> int:
 
 # --- step 2: choose constants out of fold, report ----------------------------------------------------
 FAMILIES = {  # family -> its parameter values (a candidate name is family:value; figures is two wrrf's)
-    "wrrf": GRID, "minmax": GRID, "z": GRID, "agree": GRID, "margin": GRID, "zc": GRID,
+    "wrrf": GRID, "tail": GRID, "minmax": GRID, "z": GRID, "agree": GRID, "margin": GRID, "zc": GRID,
     "figures": tuple((a, b) for a in GRID for b in GRID),
 }
 
 
 def run_label(run: dict) -> str:
-    backend = run.get("embed_backend", "torch")
-    return run["corpus"] if backend == "torch" else f"{run['corpus']} [{backend}]"
+    backend = run.get("embed_backend", "torch")   # score files before onnx-int8 was the default say torch
+    return run["corpus"] if backend == DEFAULT_BACKEND else f"{run['corpus']} [{backend}]"
 
 
 def cell_key(corpus: str, c: dict) -> str:
@@ -420,7 +435,7 @@ def report(args) -> int:
     w("Recall % of the one-constant rules at every dense weight d (rrf = wrrf at 0.5; margin: d is the weight before the shrink by 1 − m).\n")
     w("| rule | cell | " + " | ".join(str(d) for d in GRID) + " |")
     w("|---|---|" + "---:|" * len(GRID))
-    for f in ("margin", "wrrf", "minmax", "z"):
+    for f in ("margin", "wrrf", "tail", "minmax", "z"):
         for k, c in cells:
             w(f"| {f} | {cell_key(k, c)} | " + " | ".join(f"{100 * per_question(c, f, d).mean():.1f}" for d in GRID) + " |")
     w("")
@@ -472,7 +487,7 @@ def main() -> int:
     s.add_argument("--sets", required=True, help="comma-separated chunk sets (BM25 and dense indexes stored)")
     s.add_argument("--modes", default="global")
     s.add_argument("--budgets", default="1500")
-    s.add_argument("--embed-backend", default="torch")
+    s.add_argument("--embed-backend", default=DEFAULT_BACKEND, help=f"default: {DEFAULT_BACKEND} (the pipeline's)")
     s.add_argument("--out", required=True)
     s.add_argument("--lists-cache", help="keep each cell's BM25 and dense lists here (pickle) and reuse them")
     r = sub.add_parser("report", help="choose constants out of fold and write the table")
