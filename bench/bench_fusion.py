@@ -34,7 +34,11 @@ index/hybrid.py; ties break by lower row):
 - ``zc(d)``: ``z`` with the query's dense weight 2d x c_dense/(c_bm25 + c_dense) (``zconf``'s
   share around a base weight d: d when both winners stand out alike);
 - ``figures(d_num, d_text)``: ``wrrf`` with d_num for questions holding a digit (figures, years)
-  and d_text for the others (scored from ``wrrf``'s per-question recalls).
+  and d_text for the others (scored from ``wrrf``'s per-question recalls);
+- ``named(d_named, d_other)``: ``wrrf`` with d_named for questions that name documents (the
+  routing analyzer's route is not ``none``: an issuer, ticker or period it finds in the corpus's
+  metadata) and d_other for the others — complete filings asked about by name vs look-alike
+  pages asked about by content.
 
     nice -n 10 .venv/bin/python bench/bench_fusion.py score --corpus /work/shared/devdata/finqa_dev \\
         --data /tmp/peers/runs/finqa_dev/store --sets evidence,langchain-1000 --modes global \\
@@ -169,6 +173,7 @@ def score_corpus(args) -> int:
     from finchunk_pipeline.evaluation.retrieval import delivery, gold_spans, question_languages
     from finchunk_pipeline.evaluation.retriever_modes import CHUNK_COLUMNS
     from finchunk_pipeline.index.registry import LoadRequest
+    from finchunk_pipeline.routing import Catalog, analyze
 
     pipeline = PipelineResource(corpus_dir=str(Path(args.corpus).resolve()), data_root=str(Path(args.data).resolve()),
                                 chunkers_file=str(Path(args.chunkers).resolve()))
@@ -191,6 +196,7 @@ def score_corpus(args) -> int:
         dense = load_retriever("dense", index_dir, request)
         doc_ids = chunks["doc_id"].to_numpy()
         delivered = delivery(chunks, expander)  # as evaluate_retriever delivers them
+        catalog = Catalog.from_parquet(ws.manifest_path)
 
         langs = question_languages(bm25, qs)
         texts_q = [q["question"] for q in qs]
@@ -216,7 +222,7 @@ def score_corpus(args) -> int:
                 if cache is not None:
                     cache.parent.mkdir(parents=True, exist_ok=True)
                     cache.write_bytes(pickle.dumps((lex, sem)))
-            ids, types, folds, figures, recall = [], [], [], [], {}
+            ids, types, folds, figures, named, recall = [], [], [], [], [], {}
             feats = {"overlap10": [], "bm25_margin": [], "gold_doc_top3": []}
             for q, a, b in zip(qs, lex, sem):
                 g = [gold[p] for p in _list(q["gold_passages"])]
@@ -227,6 +233,7 @@ def score_corpus(args) -> int:
                 first_doc = sorted(_list(q["doc_ids"]))[0] if _list(q["doc_ids"]) else g[0][0]
                 folds.append(zlib.crc32(str(first_doc).encode()) % FOLDS)
                 figures.append(bool(FIGURE.search(q["question"])))
+                named.append(analyze(q["question"], catalog).action != "none")
                 la = [h for h in a if h[1] != 0.0]
                 feats["overlap10"].append(overlap10(la, b))
                 feats["bm25_margin"].append(bm25_margin(la))
@@ -242,7 +249,7 @@ def score_corpus(args) -> int:
             t3 = time.perf_counter()
             for bud in budgets:
                 cell = {"set": set_name, "mode": mode, "budget": bud, "ids": ids, "types": types, "folds": folds,
-                        "figures": figures, **feats,
+                        "figures": figures, "named": named, **feats,
                         "recall": {k.rsplit("@", 1)[0]: v for k, v in recall.items() if k.endswith(f"@{bud}")}}
                 out["cells"].append(cell)
                 r = cell["recall"]
@@ -258,6 +265,7 @@ def score_corpus(args) -> int:
 FAMILIES = {  # family -> its parameter values (a candidate name is family:value; figures is two wrrf's)
     "wrrf": GRID, "tail": GRID, "minmax": GRID, "z": GRID, "agree": GRID, "margin": GRID, "zc": GRID,
     "figures": tuple((a, b) for a in GRID for b in GRID),
+    "named": tuple((a, b) for a in GRID for b in GRID),
 }
 
 
@@ -272,9 +280,9 @@ def cell_key(corpus: str, c: dict) -> str:
 
 def per_question(c: dict, family: str, param) -> np.ndarray:
     r = c["recall"]
-    if family == "figures":
-        num, text = np.asarray(r[f"wrrf:{param[0]}"]), np.asarray(r[f"wrrf:{param[1]}"])
-        return np.where(np.asarray(c["figures"]), num, text)
+    if family in ("figures", "named"):
+        yes, no = np.asarray(r[f"wrrf:{param[0]}"]), np.asarray(r[f"wrrf:{param[1]}"])
+        return np.where(np.asarray(c[family]), yes, no)
     if family in ("rrf", "zconf", "bm25", "dense"):
         return np.asarray(r[family])
     return np.asarray(r[f"{family}:{param}"])
