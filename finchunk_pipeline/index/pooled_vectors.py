@@ -213,24 +213,18 @@ def pooled_vectors(chunks: pd.DataFrame, embedder, progress=None, views: Mapping
     p = plan(chunks, views, limit)
     # units and prefixes in their own cache folder; whole chunk texts in the chunk texts' (shared
     # with dense_vectors: chunk)
-    parts = [sorted(set(range(len(p.texts))) - p.whole), sorted(p.whole)]
+    parts = [(sorted(set(range(len(p.texts))) - p.whole), NAMESPACE), (sorted(p.whole), "")]
     vectors: np.ndarray | None = None
     total = EmbedStats()
-    for idx, namespace in zip(parts, (NAMESPACE, "")):
-        if not idx and vectors is not None:
+    for idx, namespace in parts:
+        if not idx:
             continue
         v, stats = embedder.embed([p.texts[i] for i in idx], progress=progress, namespace=namespace)
         if vectors is None:
             vectors = np.zeros((len(p.texts), v.shape[1]), dtype=np.float32)
-        if idx:
-            vectors[idx] = v
-        total = _added(total, stats)
-    if not len(chunks):
-        return np.zeros((0, vectors.shape[1]), dtype=np.float32), total
+        vectors[idx] = v
+        total = total + stats
+    if vectors is None:  # no chunks: nothing to embed, only the model's dimension to learn
+        v, stats = embedder.embed([], progress=progress, namespace=NAMESPACE)
+        return np.zeros((0, v.shape[1]), dtype=np.float32), total + stats
     return p.pool(vectors), total
-
-
-def _added(a: EmbedStats, b: EmbedStats) -> EmbedStats:
-    return EmbedStats(texts=a.texts + b.texts, unique=a.unique + b.unique, cache_hits=a.cache_hits + b.cache_hits,
-                      embedded=a.embedded + b.embedded, seconds=a.seconds + b.seconds,
-                      model_seconds=a.model_seconds + b.model_seconds)

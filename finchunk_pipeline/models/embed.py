@@ -23,7 +23,7 @@ import os
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Sequence
@@ -106,6 +106,10 @@ class EmbedStats:
     @property
     def texts_per_second(self) -> float:
         return self.embedded / self.model_seconds if self.model_seconds else 0.0
+
+    def __add__(self, other: "EmbedStats") -> "EmbedStats":
+        """Two calls' stats as one (e.g. units and whole chunk texts embedded apart)."""
+        return EmbedStats(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
 
     def as_dict(self) -> dict:
         return {"texts": self.texts, "unique": self.unique, "cache_hits": self.cache_hits,
