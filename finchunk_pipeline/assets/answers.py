@@ -80,9 +80,11 @@ def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -
     """One column per representation of ``cfg``: each question's delivered context, its gold
     recall and whether it contains the reference answer."""
     from ..index.representations import load_representation, representation_exists
+    from ..routing import Catalog
     from ..types.chunks import spans_of
 
     index_dir = ws.index_dir(cfg.version_name)
+    catalog = Catalog.from_parquet(ws.manifest_path)   # hybrid weighs dense by whether a question names a document
     reps = ["source"]
     if cfg.enrich is not None and run_config.with_enrichment:
         reps.append("fused")
@@ -99,7 +101,7 @@ def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -
             context.log.info(f"answers: {cfg.name}/{rep}: no {run_config.retriever} index, left out")
             continue
         retriever = load_representation(rep, run_config.retriever, index_dir, chunks, pipeline.model(),
-                                        ws.settings.embeddings_dir)
+                                        ws.settings.embeddings_dir, catalog)
         hits = retriever.search_many([q["question"] for q in records], DEPTH)
         cells = []
         for q, ranked in zip(records, hits):

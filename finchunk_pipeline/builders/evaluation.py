@@ -188,14 +188,15 @@ def evaluation_key(job: ChunkSetEvaluation, manifest: dict, enrichment: dict | N
         routing=routing_key(job.ws))
 
 
-def stored_indexes(job: ChunkSetEvaluation, chunks: pd.DataFrame) -> Indexes:
+def stored_indexes(job: ChunkSetEvaluation, chunks: pd.DataFrame, catalog: Catalog | None = None) -> Indexes:
     """The chunk set's stored indexes: loaded with the run's embedding cache, as they were built
-    with (one shared embedder — one model in memory, one query memo — per run)."""
+    with (one shared embedder — one model in memory, one query memo — per run); ``catalog``: the
+    corpus's routing catalog (hybrid's per-query dense weight, index/hybrid.py)."""
     index_dir, options = job.index_dir, job.options
 
     def load(name: str):
         request = LoadRequest(chunks, options.model, job.ws.settings.embeddings_dir,
-                              embed_backend=options.embed_backend)
+                              embed_backend=options.embed_backend, catalog=catalog)
         return load_retriever(name, index_dir, request)
 
     return Indexes(exists=partial(index_exists, index_dir=index_dir), load=load,
@@ -209,8 +210,9 @@ def evaluate_retrievers(job: ChunkSetEvaluation, passages: pd.DataFrame, questio
     chunks = ws.chunks.read(config.chunks_version_name, columns=CHUNK_COLUMNS)
     expander = (parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), config.expand)
                 if config.expand else None)
-    return retriever_entries(config, job.options, chunks, stored_indexes(job, chunks),
-                             Catalog.from_parquet(ws.manifest_path), passages, questions, base, log, expander)
+    catalog = Catalog.from_parquet(ws.manifest_path)
+    return retriever_entries(config, job.options, chunks, stored_indexes(job, chunks, catalog),
+                             catalog, passages, questions, base, log, expander)
 
 
 def evaluate_enriched(job: ChunkSetEvaluation, passages: pd.DataFrame, questions: pd.DataFrame,
@@ -223,6 +225,7 @@ def evaluate_enriched(job: ChunkSetEvaluation, passages: pd.DataFrame, questions
     chunks = ws.chunks.read(config.chunks_version_name, columns=ENRICHED_CHUNK_COLUMNS)
     enrichment = store.read(config.version_name, columns=["chunk_id", "enrichment_text"])
     parsed = pq.read_table(ws.manifest_path).to_pandas()
+    catalog = Catalog.from_frame(parsed)
     memo = {}
 
     def load(rep: str, name: str):
@@ -230,7 +233,7 @@ def evaluate_enriched(job: ChunkSetEvaluation, passages: pd.DataFrame, questions
             return None
         if (rep, name) not in memo:
             memo[(rep, name)] = load_representation(rep, name, index_dir, chunks, job.options.model,
-                                                    ws.settings.embeddings_dir)
+                                                    ws.settings.embeddings_dir, catalog)
         return memo[(rep, name)]
 
     return enriched_evaluation(load, job.options, chunks, enrichment, store.manifest(config.version_name) or {},

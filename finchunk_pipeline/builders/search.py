@@ -13,6 +13,7 @@ from ..index.registry import LoadRequest, index_exists, load_retriever
 from ..index.registry import get as registry_get
 from ..index.registry import names as retriever_names
 from ..index.search import Filters, Hit, Searcher
+from ..routing import Catalog
 from ..storage.workspace import Workspace
 from .indexes import index_damage
 
@@ -118,8 +119,9 @@ def open_searcher(chunk_set: str, retriever: str = "hybrid", workspace: Workspac
                              "run `finchunk run` to build it again")
     expand = 0 if units else declared_expand(ws, version)
     chunks = ws.chunks.read(_chunks_version(ws, version), columns=SEARCH_COLUMNS + (PARENT_COLUMNS if expand else []))
+    catalog = Catalog.from_parquet(ws.manifest_path) if ws.manifest_path.exists() else None  # hybrid's weights
     loaded = load_retriever(retriever, index_dir, LoadRequest(
-        chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None))
+        chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None, catalog=catalog))
     deliver = parent_delivery(ws, chunks, expand) if expand else None
     return Searcher(version, retriever, loaded, chunks, _read_manifest(ws), deliver)
 

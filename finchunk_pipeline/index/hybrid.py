@@ -1,13 +1,18 @@
 """Hybrid retrieval: BM25 and dense candidates fused into one ranking.
 
 ``wrrf`` (default): weighted reciprocal-rank fusion, score(row) = 2 x [(1 - w) / (rrf_k +
-rank_bm25) + w / (rrf_k + rank_dense)], rank counted from 1, rrf_k = 60, dense weight w =
-``DENSE_WEIGHT`` (0.05). ``rrf``: plain reciprocal-rank fusion (Cormack et al. 2009), both lists
-alike (``wrrf`` with w = 0.5). ``weighted``: each list's scores min-max normalised over its
-candidates (a row missing from a list gets 0 there), then ``weight`` x dense + (1 - weight) x
-bm25. Each retriever contributes its top ``depth`` candidates among the allowed rows (or its
-top k when more are asked), so filters apply before fusion too (BM25 rows scoring exactly 0
-matched no query term and are not candidates). Ties break by lower row index.
+rank_bm25) + w / (rrf_k + rank_dense)], rank counted from 1, rrf_k = 60. The dense weight w is
+the query's: ``NAMED_DENSE_WEIGHT`` (0.25) for a query that names a document of the corpus
+(``names(query)``: the query analyzer finds an issuer, ticker or document title of the
+catalog in it, routing/analyzer.py — its route is not ``none``), ``DENSE_WEIGHT`` (0.05) for the
+others. Without ``names`` (no catalog given) every query takes ``DENSE_WEIGHT``; an explicit
+``weight`` is every query's unless ``named_weight`` is given too. ``rrf``: plain
+reciprocal-rank fusion (Cormack et al. 2009), both lists alike (``wrrf`` with w = 0.5).
+``weighted``: each list's scores min-max normalised over its candidates (a row missing from a
+list gets 0 there), then ``weight`` x dense + (1 - weight) x bm25. Each retriever contributes
+its top ``depth`` candidates among the allowed rows (or its top k when more are asked), so
+filters apply before fusion too (BM25 rows scoring exactly 0 matched no query term and are not
+candidates). Ties break by lower row index.
 
 The candidate depth does not follow k below ``CANDIDATE_DEPTH`` (100, what an evaluation asks
 for): a fused ranking read 5 deep is the first 5 of the one read 100 deep. It used to be
@@ -16,25 +21,29 @@ ones, and a chunk with BM25 rank 4 and dense rank 60 could pass BM25's third in 
 in the other (financebench_dev question 00302, mdsplitter-2000, filtered: the evaluated top 3
 were not what search answered).
 
-Why the low dense weight (docs/benchmarks/fusion.md, bench/bench_fusion.py): plain RRF lost up
-to 9.6 points of recall at equal budget to BM25 alone on the dev sets (TAT-QA's look-alike
-annual-report tables, where dense pulls in other companies' chunks), so a user could not tell
-whether hybrid would help or hurt. Of every rule measured (RRF, weighted RRF, min-max and
-z-score convex combinations, query-dependent weights), weighted RRF with w = 0.05 held hybrid
-within one point of its better half in the most dev cells (7 of 8; the eighth -2.6, 1.5 of 58
-FinanceBench questions), and w = 0.05 was the constant chosen in every leave-one-dev-set-out
-split. Dense still re-ranks within BM25's candidates and adds its own: on complete filings
-hybrid stays above both halves.
+Why two weights (docs/benchmarks/fusion.md, bench/bench_fusion.py): plain RRF lost up to 9.6
+points of recall at equal budget to BM25 alone on look-alike pages (TAT-QA's annual-report
+tables, where dense pulls in other companies' chunks), while on complete filings asked about by
+name (financebench_dev, sec_html_dev's generated gold) dense finds what BM25 misses and a weight
+of 0.05 left up to 4.3 points to dense. No single weight served both: over 16 dev cells (4
+corpora, 2-4 chunk sets each, bm25 / dense / hybrid at equal budget) the best single-weight
+rule held hybrid within one point of its better half in 12; ``wrrf`` with w per question by
+whether it names a document held 15, with (0.25, 0.05) chosen in every leave-one-dataset-out
+split. Naming is not the same as "complete filing": a copy of finqa_dev whose questions name
+their company and year (``bench_fusion.py name-questions``) keeps the constants where they are
+and costs the header-less langchain-1000 2.7 points against BM25 there (the page's name is not
+in its chunks, so dense cannot use it): the rule is the best measured, not a law.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 METHODS = ("wrrf", "rrf", "weighted")
 CANDIDATE_DEPTH = 100  # each list's candidates, whatever k up to it (the module docstring says why)
-DENSE_WEIGHT = 0.05    # wrrf's dense weight (the module docstring says how it was chosen)
+DENSE_WEIGHT = 0.05    # wrrf's dense weight for a query that names no document (the module docstring says why)
+NAMED_DENSE_WEIGHT = 0.25  # wrrf's dense weight for a query that names a document of the corpus
 CONVEX_WEIGHT = 0.5    # weighted's dense share
 
 
@@ -70,20 +79,34 @@ class HybridRetriever:
     name = "hybrid"
 
     def __init__(self, bm25, dense, method: str = "wrrf", rrf_k: int = 60, depth: int = CANDIDATE_DEPTH,
-                 weight: float | None = None):
-        """``weight``: the dense weight of ``wrrf`` (default DENSE_WEIGHT) or ``weighted``
-        (default CONVEX_WEIGHT); ``rrf`` has none."""
+                 weight: float | None = None, named_weight: float | None = None,
+                 names: Callable[[str], bool] | None = None):
+        """``weight``: the dense weight of ``wrrf`` for queries that name no document (default
+        DENSE_WEIGHT) or of ``weighted`` (default CONVEX_WEIGHT); ``rrf`` has none.
+        ``named_weight``: ``wrrf``'s dense weight for queries that name a document (default
+        NAMED_DENSE_WEIGHT, or ``weight`` when only that is given); ``names(query)`` says whether
+        a query does (None: none does)."""
         if method not in METHODS:
             raise ValueError(f"unknown fusion method {method!r}; known: {METHODS}")
+        if named_weight is None:
+            named_weight = weight if weight is not None else NAMED_DENSE_WEIGHT
         if weight is None:
             weight = CONVEX_WEIGHT if method == "weighted" else DENSE_WEIGHT
-        if not 0.0 <= weight <= 1.0:
-            raise ValueError(f"hybrid weight must be between 0 and 1, got {weight}")
+        for w in (weight, named_weight):
+            if not 0.0 <= w <= 1.0:
+                raise ValueError(f"hybrid weight must be between 0 and 1, got {w}")
         self.bm25, self.dense = bm25, dense
-        self.method, self.rrf_k, self.depth, self.weight = method, rrf_k, depth, weight
+        self.method, self.rrf_k, self.depth = method, rrf_k, depth
+        self.weight, self.named_weight, self.names = weight, named_weight, names
 
     def question_language(self, doc_ids):
         return getattr(self.bm25, "question_language", lambda d: None)(doc_ids)
+
+    def dense_weights(self, queries: Sequence[str]) -> list[float]:
+        """Each query's dense weight under ``wrrf``."""
+        if self.names is None or self.named_weight == self.weight:
+            return [self.weight] * len(queries)
+        return [self.named_weight if self.names(q) else self.weight for q in queries]
 
     def search_many(self, queries, k, allowed=None, languages=None):
         """``languages``: each query's language for BM25 (the dense model reads text as it is)."""
@@ -95,6 +118,6 @@ class HybridRetriever:
         if self.method == "rrf":
             return [rrf_fuse([a, b], k, self.rrf_k) for a, b in zip(lex, sem)]
         if self.method == "wrrf":
-            weights = (2 * (1 - self.weight), 2 * self.weight)
-            return [rrf_fuse([a, b], k, self.rrf_k, weights) for a, b in zip(lex, sem)]
+            return [rrf_fuse([a, b], k, self.rrf_k, (2 * (1 - w), 2 * w))
+                    for a, b, w in zip(lex, sem, self.dense_weights(queries))]
         return [weighted_fuse(a, b, k, self.weight) for a, b in zip(lex, sem)]

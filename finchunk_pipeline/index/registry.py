@@ -57,13 +57,16 @@ class IndexSettings:
 @dataclass(frozen=True)
 class LoadRequest:
     """What loading a retriever may use: the chunk set's rows (to check row ids), the
-    embedding model, cache and backend, and retriever options (hybrid: method, rrf_k, ...)."""
+    embedding model, cache and backend, retriever options (hybrid: method, rrf_k, ...) and the
+    corpus's routing catalog (routing.Catalog: hybrid weighs dense per query by whether the
+    query names one of its documents; None: no query does)."""
 
     chunks: pd.DataFrame | None = None
     model_path: str | None = None
     cache_dir: str | Path | None = None
     embed_backend: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    catalog: Any = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -83,18 +83,22 @@ def representation_exists(rep: str, name: str, index_dir: str | PathLike | Trave
 
 
 def load_representation(rep: str, name: str, index_dir: str | PathLike | Traversable,
-                        chunks: pd.DataFrame | None = None, model_path: str | None = None, cache_dir: str | Path | None = None):
-    """Retriever ``name`` (bm25, dense, hybrid) over representation ``rep`` of a chunk set."""
+                        chunks: pd.DataFrame | None = None, model_path: str | None = None,
+                        cache_dir: str | Path | None = None, catalog=None):
+    """Retriever ``name`` (bm25, dense, hybrid) over representation ``rep`` of a chunk set;
+    ``catalog``: the corpus's routing catalog (registry.LoadRequest)."""
     from .registry import LoadRequest, load_retriever
 
     if rep not in REPRESENTATIONS:
         raise ValueError(f"unknown representation {rep!r}; known: {REPRESENTATIONS}")
+    request = LoadRequest(chunks, model_path, cache_dir, catalog=catalog)
     if rep == "source":
-        return load_retriever(name, index_dir, LoadRequest(chunks, model_path, cache_dir))
+        return load_retriever(name, index_dir, request)
     if rep == "fused":
-        return FusedRetriever(load_representation("source", name, index_dir, chunks, model_path, cache_dir),
-                              load_representation("enrichment", name, index_dir, chunks, model_path, cache_dir))
-    return load_retriever(name, rep_dir(index_dir, rep), LoadRequest(chunks, model_path, cache_dir))
+        return FusedRetriever(load_representation("source", name, index_dir, chunks, model_path, cache_dir, catalog),
+                              load_representation("enrichment", name, index_dir, chunks, model_path, cache_dir,
+                                                  catalog))
+    return load_retriever(name, rep_dir(index_dir, rep), request)
 
 
 def representation_bm25(texts: dict[str, Sequence[str]], analyzer: str | None = None,

@@ -13,7 +13,7 @@ from finchunk_pipeline.index.bm25_retriever import BM25Retriever
 from finchunk_pipeline.index.dense import DenseIndex, DenseRetriever
 from finchunk_pipeline.storage.indexes import save_index
 from finchunk_pipeline.models.embed import Embedder
-from finchunk_pipeline.index.hybrid import DENSE_WEIGHT, HybridRetriever, rrf_fuse, weighted_fuse
+from finchunk_pipeline.index.hybrid import DENSE_WEIGHT, NAMED_DENSE_WEIGHT, HybridRetriever, rrf_fuse, weighted_fuse
 
 DIM = 64
 
@@ -224,6 +224,59 @@ def test_weighted_rrf_is_the_default_and_lets_dense_reorder_only_near_ties():
     assert rrf_fuse([[(5, 1.0)], [(6, 1.0)]], 2) == rrf_fuse([[(5, 1.0)], [(6, 1.0)]], 2, weights=(1.0, 1.0))
     with pytest.raises(ValueError, match="between 0 and 1"):
         HybridRetriever(bm25, dense, weight=1.5)
+
+
+def test_a_query_that_names_a_document_gives_dense_the_named_weight():
+    """wrrf's dense weight is per query: NAMED_DENSE_WEIGHT (0.25) when ``names`` says the query
+    names a document, DENSE_WEIGHT (0.05) otherwise. Hand-computed: BM25 ranks rows 3, 1, 7;
+    dense ranks 1, 4, 5, 6, 3. Row 3 (BM25 1st, dense 5th) against row 1 (BM25 2nd, dense 1st):
+    w = 0.05: 1.9/61 + 0.1/65 = 0.032686 > 1.9/62 + 0.1/61 = 0.032284, BM25's first stays first;
+    w = 0.25: 1.5/61 + 0.5/65 = 0.032282 < 1.5/62 + 0.5/61 = 0.032390, dense's first leads."""
+    bm25 = Stub("bm25", [(3, 9.0), (1, 5.0), (7, 1.0)])
+    dense = Stub("dense", [(1, 0.9), (4, 0.8), (5, 0.7), (6, 0.6), (3, 0.5)])
+    asked = []
+    h = HybridRetriever(bm25, dense, names=lambda q: asked.append(q) or "Adobe" in q)
+    assert h.dense_weights(["Adobe revenue 2017", "revenue 2017"]) == [NAMED_DENSE_WEIGHT, DENSE_WEIGHT]
+    named, plain = h.search_many(["Adobe revenue 2017", "revenue 2017"], 4)
+    for got, w in ((named, 0.25), (plain, 0.05)):
+        b, d = 2 * (1 - w), 2 * w
+        expected = {3: b / 61 + d / 65, 1: b / 62 + d / 61, 7: b / 63, 4: d / 62, 5: d / 63, 6: d / 64}
+        for r, s in got:
+            assert s == pytest.approx(expected[r])
+    assert [r for r, _ in plain] == [3, 1, 7, 4]
+    assert [r for r, _ in named] == [1, 3, 7, 4]
+    assert "Adobe revenue 2017" in asked
+    # no names: every query takes DENSE_WEIGHT; an explicit weight is every query's; both given: both used
+    assert HybridRetriever(bm25, dense).search_many(["Adobe revenue 2017"], 4)[0] == plain
+    fixed = HybridRetriever(bm25, dense, weight=0.25, names=lambda q: True)
+    assert fixed.dense_weights(["a", "b"]) == [0.25, 0.25]
+    assert HybridRetriever(bm25, dense, weight=0.1, named_weight=0.4, names=lambda q: q == "a").dense_weights(
+        ["a", "b"]) == [0.4, 0.1]
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        HybridRetriever(bm25, dense, named_weight=-0.1)
+
+
+def test_the_hybrid_loader_weighs_by_the_catalog_of_the_request(tmp_path, monkeypatch):
+    """registry.LoadRequest(catalog=...) reaches the hybrid: a query naming an issuer of the
+    catalog (routing.analyze: route not 'none') takes the named weight; without a catalog, none does."""
+    import pandas as pd
+
+    from finchunk_pipeline.index.entries import hybrid as entry
+    from finchunk_pipeline.index.registry import LoadRequest, load_retriever
+    from finchunk_pipeline.routing import Catalog
+
+    catalog = Catalog.from_frame(pd.DataFrame([
+        {"doc_id": "adbe-2017", "issuer": "Adobe", "ticker": "ADBE", "title": "Adobe 2017 10-K",
+         "doc_type": "10-K", "fiscal_year": 2017}]))
+    named, unnamed = "What was Adobe's operating cash flow in FY2017?", "What was operating cash flow in 2017?"
+    assert entry.names_a_document(catalog)(named) is True
+    assert entry.names_a_document(catalog)(unnamed) is False
+    assert entry.names_a_document(None) is None
+    monkeypatch.setattr(entry, "load_dense", lambda index_dir, request: Stub("dense", []))
+    monkeypatch.setattr(entry.BM25Retriever, "from_files", staticmethod(lambda folder: Stub("bm25", [])))
+    loaded = load_retriever("hybrid", tmp_path, LoadRequest(catalog=catalog))
+    assert loaded.dense_weights([named, unnamed]) == [NAMED_DENSE_WEIGHT, DENSE_WEIGHT]
+    assert load_retriever("hybrid", tmp_path, LoadRequest()).dense_weights([named]) == [DENSE_WEIGHT]
 
 
 def test_a_fused_ranking_read_k_deep_is_the_first_k_of_the_one_the_evaluation_reads():
