@@ -18,7 +18,7 @@ with a paired bootstrap 95% interval (evaluation/compare.py).
 Candidate rules (d = dense weight; BM25 rows scoring exactly 0 are no candidates, as in
 index/hybrid.py; ties break by lower row):
 
-- ``rrf``: plain RRF (index/hybrid.py's default until this measurement chose ``wrrf(0.05)``), 1/(60 + rank_bm25) + 1/(60 + rank_dense);
+- ``rrf``: plain RRF (index/hybrid.py's first default), 1/(60 + rank_bm25) + 1/(60 + rank_dense);
 - ``wrrf(d)``: 2 x [(1 − d)/(60 + rank_bm25) + d/(60 + rank_dense)] (d = 0.5 is ``rrf``);
 - ``tail(d)``: ``wrrf`` with a row missing from a list ranked just below it (DEPTH + 1 = 101)
   instead of not voting there: the lists are cut at 100, and a cut is not a verdict;
@@ -38,7 +38,13 @@ index/hybrid.py; ties break by lower row):
 - ``named(d_named, d_other)``: ``wrrf`` with d_named for questions that name documents (the
   routing analyzer's route is not ``none``: an issuer, ticker or period it finds in the corpus's
   metadata) and d_other for the others — complete filings asked about by name vs look-alike
-  pages asked about by content.
+  pages asked about by content. index/hybrid.py ships it as ``named(NAMED_DENSE_WEIGHT,
+  DENSE_WEIGHT)`` (the rows "as shipped"; ``wrrf(0.05)`` was the default before it).
+
+Step ``name-questions`` writes a copy of a corpus (``<corpus>-named``, left out with its source
+in leave-one-dataset-out) whose questions name their first document's issuer (or ticker) and
+fiscal year ("In PKG's 2009 annual report, ..."), the documents and passages linked, not copied: page-level documents asked about by name, to tell whether a rule
+keyed on naming serves naming or complete filings (finqa_dev's questions name nothing).
 
     nice -n 10 .venv/bin/python bench/bench_fusion.py score --corpus /work/shared/devdata/finqa_dev \\
         --data /tmp/peers/runs/finqa_dev/store --sets evidence,langchain-1000 --modes global \\
@@ -64,7 +70,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _docs import command, provenance  # noqa: E402
+from finchunk_pipeline.index.hybrid import DENSE_WEIGHT, NAMED_DENSE_WEIGHT  # noqa: E402
 from finchunk_pipeline.models.backends import DEFAULT_BACKEND  # noqa: E402
+
+SHIPPED = ("named", (NAMED_DENSE_WEIGHT, DENSE_WEIGHT))   # what index/hybrid.py does
+BEFORE = ("wrrf", 0.05)                                   # index/hybrid.py's rule before it
 
 DEPTH = 100          # what evaluate_retriever asks for; HybridRetriever takes max(100, k) from each list
 RRF_K = 60
@@ -261,12 +271,57 @@ def score_corpus(args) -> int:
     return 0
 
 
+# --- a corpus whose questions name their documents ---------------------------------------------------
+def name_questions(args) -> int:
+    """A copy of ``args.corpus`` whose questions begin by naming their first document (its
+    issuer or ticker and fiscal year); documents and passages are linked, not copied."""
+    import pandas as pd
+
+    src, out = Path(args.corpus).resolve(), Path(args.out)
+    if not out.name.endswith(NAMED_SUFFIX):
+        raise SystemExit(f"name-questions: the copy's folder must end with {NAMED_SUFFIX!r} (e.g. "
+                         f"{src.name}{NAMED_SUFFIX}): the report leaves it out with {src.name}")
+    docs = pd.read_parquet(src / "documents.parquet", columns=["doc_id", "issuer", "ticker", "fiscal_year"])
+    meta = docs.set_index("doc_id")
+    questions = pd.read_parquet(src / "questions.parquet")
+
+    def named(row) -> str:
+        ids = _list(row["doc_ids"])
+        if not ids or ids[0] not in meta.index:
+            raise ValueError(f"{src}: question {row['question_id']} has no document to name")
+        m = meta.loc[ids[0]]
+        who = m["ticker"] if isinstance(m["ticker"], str) and m["ticker"] else m["issuer"]
+        if not isinstance(who, str) or not who or who == "unknown":
+            raise ValueError(f"{src}: document {ids[0]} has no issuer or ticker to name (question {row['question_id']})")
+        year = f" {int(m['fiscal_year'])}" if m["fiscal_year"] == m["fiscal_year"] and m["fiscal_year"] is not None else ""
+        return f"In {who}'s{year} annual report, {row['question']}"
+
+    questions["question"] = questions.apply(named, axis=1)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("documents.parquet", "passages.parquet"):
+        link = out / name
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(src / name)
+    questions.to_parquet(out / "questions.parquet")
+    print(f"{len(questions)} questions naming their documents: {out}")
+    return 0
+
+
 # --- step 2: choose constants out of fold, report ----------------------------------------------------
 FAMILIES = {  # family -> its parameter values (a candidate name is family:value; figures is two wrrf's)
     "wrrf": GRID, "tail": GRID, "minmax": GRID, "z": GRID, "agree": GRID, "margin": GRID, "zc": GRID,
     "figures": tuple((a, b) for a in GRID for b in GRID),
     "named": tuple((a, b) for a in GRID for b in GRID),
 }
+
+
+NAMED_SUFFIX = "-named"   # name-questions' copies: "<corpus>-named"
+
+
+def dataset(corpus: str) -> str:
+    """The dev dataset a scored corpus belongs to (a named copy: its source's)."""
+    return corpus[:-len(NAMED_SUFFIX)] if corpus.endswith(NAMED_SUFFIX) else corpus
 
 
 def run_label(run: dict) -> str:
@@ -324,9 +379,11 @@ def report(args) -> int:
     runs = [json.loads(Path(p).read_text()) for p in args.scores]
     # a run's label: its corpus, and the embedding backend when it is not torch (the same corpus
     # scored with two dense models); leaving a dataset out leaves out every backend's cells of it
-    dataset_of = {run_label(r): r["corpus"] for r in runs}
+    # and a copy whose questions name their documents (name-questions: "<corpus>-named") is its
+    # source's dataset: the same documents and passages, left out together
+    dataset_of = {run_label(r): dataset(r["corpus"]) for r in runs}
     cells = [(run_label(r), c) for r in runs for c in r["cells"]]
-    corpora = sorted({r["corpus"] for r in runs})
+    corpora = sorted({dataset(r["corpus"]) for r in runs})
     fams = list(FAMILIES)
     pooled = {f: best_param([c for _, c in cells], f) for f in fams}            # one constant, all dev cells
     lodo = {(f, k): best_param([c for kk, c in cells if dataset_of[kk] != k], f) for f in fams for k in corpora}
@@ -381,7 +438,9 @@ def report(args) -> int:
     w("## Against the better half: hybrid − max(bm25, dense), 95% CI\n")
     w("The better half is the retriever with the higher mean in that cell. **bar** = the gap is ≥ "
       f"{MIN_GAP:+.1f} point; **win** = the interval is above 0 against both halves.\n")
-    rules = [("rrf (before)", "rrf", None), ("zconf", "zconf", None)] + [(f, f, "pooled") for f in fams] + \
+    rules = [("rrf (plain)", "rrf", None), ("zconf", "zconf", None),
+             (f"{BEFORE[0]} {BEFORE[1]} (before)", BEFORE[0], BEFORE),
+             (f"{SHIPPED[0]} {SHIPPED[1]} (as shipped)", SHIPPED[0], SHIPPED)] + [(f, f, "pooled") for f in fams] + \
             [(f, f, "lodo") for f in fams] + [(f, f, "fold") for f in fams]
     w("| rule | constant | " + " | ".join(cell_key(k, c) for k, c in cells) + " | cells meeting the bar | worst gap |")
     w("|---|---|" + "---|" * len(cells) + "---:|---:|")
@@ -393,6 +452,8 @@ def report(args) -> int:
             other = d if b.mean() >= d.mean() else b
             if how is None:
                 x = per_question(c, f, None)
+            elif isinstance(how, tuple):
+                x = per_question(c, f, how[1])
             elif how == "pooled":
                 x = per_question(c, f, pooled[f])
             elif how == "lodo":
@@ -407,10 +468,12 @@ def report(args) -> int:
             win = glo > 0 and olo > 0
             cols.append(f"{100 * x.mean():.1f}: {100 * g:+.1f} [{100 * glo:+.1f}, {100 * ghi:+.1f}]"
                         + (" **win**" if win else "") + ("" if ok else " ✗"))
-            summary.setdefault(label + (f" ({how})" if how else ""), {})[cell_key(k, c)] = {
+            summary.setdefault(label + (f" ({how})" if isinstance(how, str) else ""), {})[cell_key(k, c)] = {
                 "recall": float(x.mean()), "gap": g, "ci": [glo, ghi], "win": bool(win)}
-        const = {"pooled": pooled.get(f), "lodo": "per held-out corpus", "fold": "per fold"}.get(how, "–")
-        w(f"| {label}{' (' + how + ')' if how else ''} | {const} | " + " | ".join(cols) + f" | {meets}/{len(cells)} | {worst:+.1f} |")
+        const = (how[1] if isinstance(how, tuple) else
+                 {"pooled": pooled.get(f), "lodo": "per held-out corpus", "fold": "per fold"}.get(how, "–"))
+        w(f"| {label}{' (' + how + ')' if isinstance(how, str) else ''} | {const} | " + " | ".join(cols)
+          + f" | {meets}/{len(cells)} | {worst:+.1f} |")
     w("")
 
     # the ranking: a constant fixed once is judged by its leave-one-dataset-out cells
@@ -422,7 +485,7 @@ def report(args) -> int:
     w("|---:|---|---:|---:|---:|---:|---|")
     ranking = []
     for label, stats in summary.items():
-        if not label.endswith("(lodo)") and label not in ("rrf (before)", "zconf"):
+        if not label.endswith("(lodo)") and label not in ("rrf (plain)", "zconf"):
             continue
         gaps = [100 * s["gap"] for s in stats.values()]
         meets = sum(g >= MIN_GAP for g in gaps)
@@ -438,6 +501,12 @@ def report(args) -> int:
         w(f"**First: `{top}`**, to ship with the constant chosen on every dev cell, **{pooled[top]}**: with it, "
           + "; ".join(f"{k} {100 * s['recall']:.1f} ({100 * s['gap']:+.1f} [{100 * s['ci'][0]:+.1f}, {100 * s['ci'][1]:+.1f}])"
                       for k, s in stats.items()) + ".\n")
+
+    for label in (f"{SHIPPED[0]} {SHIPPED[1]} (as shipped)", f"{BEFORE[0]} {BEFORE[1]} (before)"):
+        gaps = [100 * x["gap"] for x in summary[label].values()]
+        w(f"**{label.replace(' (as shipped)', '').replace(' (before)', '')}** ({label.rsplit('(', 1)[1][:-1]}, "
+          f"index/hybrid.py): {sum(g >= MIN_GAP for g in gaps)}/{len(cells)} cells meet the bar, worst gap "
+          f"{min(gaps):+.1f}, {sum(x['win'] for x in summary[label].values())} wins.\n")
 
     w("## How each constant moves each cell (in sample)\n")
     w("Recall % of the one-constant rules at every dense weight d (rrf = wrrf at 0.5; margin: d is the weight before the shrink by 1 − m).\n")
@@ -498,6 +567,9 @@ def main() -> int:
     s.add_argument("--embed-backend", default=DEFAULT_BACKEND, help=f"default: {DEFAULT_BACKEND} (the pipeline's)")
     s.add_argument("--out", required=True)
     s.add_argument("--lists-cache", help="keep each cell's BM25 and dense lists here (pickle) and reuse them")
+    n = sub.add_parser("name-questions", help="a copy of a corpus whose questions name their documents")
+    n.add_argument("--corpus", required=True)
+    n.add_argument("--out", required=True)
     r = sub.add_parser("report", help="choose constants out of fold and write the table")
     r.add_argument("scores", nargs="+")
     r.add_argument("--md")
@@ -510,6 +582,8 @@ def main() -> int:
         data["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         Path(args.out).write_text(json.dumps(data))
         return rc
+    if args.step == "name-questions":
+        return name_questions(args)
     return report(args)
 
 
