@@ -70,7 +70,7 @@ def loads_model(name: str) -> bool:
 
 def run(args) -> int:
 
-    from ..builders.search import resolve_chunk_set, search_with_route
+    from ..builders.search import open_searcher, resolve_chunk_set
     from ..index.search import Filters
     from ..settings import Settings
     from ..storage.workspace import Workspace
@@ -90,20 +90,26 @@ def run(args) -> int:
         if loads_model(retriever):
             print(f"  loading the embedding model first (~{MODEL_LOAD_SECONDS} s; --retriever bm25 answers in "
                   "about a second) ...", file=sys.stderr, flush=True)
-    hits, route = search_with_route(args.query, version, args.k, retriever, filters, ws, args.model,
-                                    route=not args.no_route, units=args.units)
+    searcher = open_searcher(version, retriever, ws, args.model, args.units)
+    hits, route = searcher.search_with_route(args.query, args.k, filters, not args.no_route)
+    hybrid = searcher.retriever if hasattr(searcher.retriever, "dense_weights") else None
+    weight = hybrid.dense_weights([args.query])[0] if hybrid is not None else None   # dense's weight for this query
+    named = bool(hybrid is not None and hybrid.names is not None and hybrid.names(args.query))
     if args.json:
         if route is not None:
             json.dump({"route": route.as_dict()}, sys.stderr, ensure_ascii=False)
             sys.stderr.write("\n")
-        json.dump([{**h.as_dict(), "retriever": retriever} for h in hits], sys.stdout, ensure_ascii=False)
+        extra = {"dense_weight": weight} if weight is not None else {}
+        json.dump([{**h.as_dict(), "retriever": retriever, **extra} for h in hits], sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     print(route.describe() if route is not None else "route: off (--no-route)")
     if not hits:
         print("no results" + (" (the filters exclude every document)" if filters.active() else ""))
         return 0
-    print(f"{len(hits)} hits, answered by {retriever}")
+    print(f"{len(hits)} hits, answered by {retriever}" + (
+        f" (dense weight {weight:g}: the query names {'a' if named else 'no'} document of the corpus)"
+        if weight is not None else ""))
     for h in hits:
         text = " ".join(h.display_text.split())
         print(f"{h.rank:>2}. {h.score:8.4f}  {h.chunk_id}  [{h.section}]")

@@ -204,7 +204,13 @@ def test_cli_says_which_retriever_answered_and_that_the_model_loads(ws, capsys, 
     assert main(base) == 0  # default: hybrid, since a dense index exists
     captured = capsys.readouterr()
     assert f"hybrid search of chunk set {VERSION}" in captured.err and "loading the embedding model" in captured.err
-    assert "answered by hybrid" in captured.out
+    assert "answered by hybrid (dense weight 0.05: the query names no document of the corpus)" in captured.out
+    # a query naming an issuer of the catalog (the route the CLI prints): dense weighs as in the evaluation
+    named = ["search", "What dividend did Northwind Holdings pay?"] + base[2:]
+    assert main(named) == 0
+    assert "answered by hybrid (dense weight 0.25: the query names a document of the corpus)" in capsys.readouterr().out
+    assert main(named + ["--json"]) == 0
+    assert {h["dense_weight"] for h in json.loads(capsys.readouterr().out)} == {0.25}
     assert main(base + ["--retriever", "bm25"]) == 0
     captured = capsys.readouterr()
     assert "bm25 search" in captured.err and "embedding model" not in captured.err
