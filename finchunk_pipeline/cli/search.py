@@ -92,14 +92,12 @@ def run(args) -> int:
                   "about a second) ...", file=sys.stderr, flush=True)
     searcher = open_searcher(version, retriever, ws, args.model, args.units)
     hits, route = searcher.search_with_route(args.query, args.k, filters, not args.no_route)
-    hybrid = searcher.retriever if hasattr(searcher.retriever, "dense_weights") else None
-    weight = hybrid.dense_weights([args.query])[0] if hybrid is not None else None   # dense's weight for this query
-    named = bool(hybrid is not None and hybrid.names is not None and hybrid.names(args.query))
+    fusion = searcher.fusion(args.query)   # hybrid: dense's weight for this query
     if args.json:
         if route is not None:
             json.dump({"route": route.as_dict()}, sys.stderr, ensure_ascii=False)
             sys.stderr.write("\n")
-        extra = {"dense_weight": weight} if weight is not None else {}
+        extra = {"dense_weight": fusion["dense_weight"]} if fusion is not None else {}
         json.dump([{**h.as_dict(), "retriever": retriever, **extra} for h in hits], sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
@@ -108,8 +106,8 @@ def run(args) -> int:
         print("no results" + (" (the filters exclude every document)" if filters.active() else ""))
         return 0
     print(f"{len(hits)} hits, answered by {retriever}" + (
-        f" (dense weight {weight:g}: the query names {'a' if named else 'no'} document of the corpus)"
-        if weight is not None else ""))
+        f" (dense weight {fusion['dense_weight']:g}: the query names "
+        f"{'a' if fusion['names_a_document'] else 'no'} document of the corpus)" if fusion is not None else ""))
     for h in hits:
         text = " ".join(h.display_text.split())
         print(f"{h.rank:>2}. {h.score:8.4f}  {h.chunk_id}  [{h.section}]")

@@ -4,7 +4,8 @@
 
   GET /search?q=...&k=5[&doc_ids=a,b][&issuer=..][&doc_type=..][&fiscal_year=..][&as_of=DATE]
       -> {"chunk_set": version, "retriever": name, "hits": [{rank, chunk_id, doc_id, spans,
-          section, display_text, score}, ...]}
+          section, display_text, score}, ...]} (hybrid adds "fusion": {"dense_weight": w,
+          "names_a_document": bool}, index/hybrid.py)
   GET /health -> {"ok": true, "chunk_set": ..., "retriever": ...}
 
 The retriever (and for dense / hybrid the embedding model) is loaded once at start, so a
@@ -160,7 +161,8 @@ class SearchHandler(BaseHTTPRequestHandler):
         except Exception as exc:  # the server stays up; the client learns why
             sys.stderr.write(f"search {params.get('q')!r} failed: {exc.__class__.__name__}: {exc}\n")
             return self._send(500, {"error": f"search failed: {exc.__class__.__name__}: {exc}", **who})
-        self._send(200, {**who, "hits": [h.as_dict() for h in hits]})
+        fusion = self.searcher.fusion(query)   # hybrid: how it weighed dense for this query
+        self._send(200, {**who, **({"fusion": fusion} if fusion is not None else {}), "hits": [h.as_dict() for h in hits]})
 
 
 def _search_params(params: dict[str, str]):

@@ -156,6 +156,15 @@ class Searcher:
         the query analyzer's route (see the module docstring)."""
         return self.search_with_route(query, k, filters, route)[0]
 
+    def fusion(self, query: str) -> dict | None:
+        """How hybrid weighs dense for ``query`` (index/hybrid.py): ``{"dense_weight": w,
+        "names_a_document": bool}``; None for a retriever that fuses nothing."""
+        weights = getattr(self.retriever, "dense_weights", None)
+        if weights is None:
+            return None
+        names = getattr(self.retriever, "names", None)
+        return {"dense_weight": weights([query])[0], "names_a_document": bool(names is not None and names(query))}
+
     def search_with_route(self, query: str | Sequence[str], k: int = 5, filters: Filters | None = None,
                           route: bool = True):
         """(hits, route): as ``search``; the route is a ``routing.Route`` per query (a list for a

@@ -252,6 +252,9 @@ def test_serve_answers_over_http_with_the_retriever_loaded_once(ws):
         assert out["retriever"] == "hybrid" and len(out["hits"]) == 2
         assert {h["doc_id"] for h in out["hits"]} == {"ar-north-2023"}
         assert get("/search?q=revenue&k=1")["hits"][0]["rank"] == 1
+        assert out["fusion"] == {"dense_weight": 0.05, "names_a_document": False}
+        assert get("/search?q=Northwind%20Holdings%20dividend&k=1")["fusion"] == {"dense_weight": 0.25,
+                                                                                 "names_a_document": True}
         assert searcher.retriever is loaded  # nothing reloaded per query
         for path, status in (("/search?k=2", 400), ("/search?q=x&k=0", 400), ("/nope", 404)):
             with pytest.raises(urllib.error.HTTPError) as exc:
