@@ -156,12 +156,12 @@ class SearchHandler(BaseHTTPRequestHandler):
             query, k, filters = _search_params(params)
             with self.search_lock:
                 hits = self.searcher.search(query, k, filters)
+                fusion = self.searcher.fusion(query)   # hybrid: how it weighed dense for this query
         except ValueError as exc:
             return self._send(400, {"error": str(exc), **who})
         except Exception as exc:  # the server stays up; the client learns why
             sys.stderr.write(f"search {params.get('q')!r} failed: {exc.__class__.__name__}: {exc}\n")
             return self._send(500, {"error": f"search failed: {exc.__class__.__name__}: {exc}", **who})
-        fusion = self.searcher.fusion(query)   # hybrid: how it weighed dense for this query
         self._send(200, {**who, **({"fusion": fusion} if fusion is not None else {}), "hits": [h.as_dict() for h in hits]})
 
 

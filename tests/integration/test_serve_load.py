@@ -39,6 +39,9 @@ class StubSearcher:
         self.running, self.overlapped, self.calls = 0, False, 0
         self._lock = threading.Lock()
 
+    def fusion(self, query):
+        return None   # as Searcher.fusion for a retriever that fuses nothing (bm25)
+
     def search(self, query, k, filters=None):
         with self._lock:
             self.running += 1
