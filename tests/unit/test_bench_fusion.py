@@ -63,3 +63,19 @@ def test_the_rule_reported_as_shipped_is_the_hybrid_s():
     assert bench.SHIPPED == ("named", (NAMED_DENSE_WEIGHT, DENSE_WEIGHT))
     cell = {"named": [True, False], "recall": {f"wrrf:{NAMED_DENSE_WEIGHT}": [1.0, 1.0], f"wrrf:{DENSE_WEIGHT}": [0.0, 0.0]}}
     assert bench.per_question(cell, *bench.SHIPPED).tolist() == [1.0, 0.0]
+
+
+def test_grid_counts_the_sets_each_rule_holds_within_a_point_of_the_better_half():
+    bench = _bench()
+    named, other = f"wrrf:{NAMED_DENSE_WEIGHT}", f"wrrf:{DENSE_WEIGHT}"
+    # set a: the named weight helps (hybrid 0.75 against bm25 0.5: +25); set b: it costs 50 points
+    a = {"set": "a", "mode": "filtered", "budget": 5000, "named": [True, True],
+         "recall": {"bm25": [1.0, 0.0], "dense": [0.0, 0.0], named: [1.0, 0.5], other: [1.0, 0.0], "rrf": [0.0, 0.0]}}
+    b = {"set": "b", "mode": "filtered", "budget": 5000, "named": [True, False],
+         "recall": {"bm25": [1.0, 1.0], "dense": [0.0, 0.0], named: [0.0, 0.0], other: [1.0, 1.0], "rrf": [1.0, 1.0]}}
+    table = bench.grid_table([{"corpus": "c", "embed_backend": bench.DEFAULT_BACKEND, "cells": [a, b]}])
+    rows = {line.split(" | ")[3]: line.split(" | ")[4:] for line in table.splitlines()[2:]}
+    shipped = rows[f"named {(NAMED_DENSE_WEIGHT, DENSE_WEIGHT)} (as shipped)"]
+    assert shipped[:3] == ["1", "-50.0", "-12.50"]       # a: +25, b: -50 (b's first question is named)
+    assert rows["wrrf 0.05 (before)"][:3] == ["2", "+0.0", "+0.00"]
+    assert rows["rrf (plain)"][:3] == ["1", "-50.0", "-25.00"]
