@@ -88,8 +88,10 @@ def parent_delivery(ws: Workspace, chunks: pd.DataFrame, expand: int) -> Callabl
     return delivery(chunks, parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), expand))
 
 
-def _read_manifest(ws: Workspace) -> Callable[[str], pd.DataFrame]:
+def _read_manifest(ws: Workspace, read_already: pd.DataFrame | None = None) -> Callable[[str], pd.DataFrame]:
     def read(need: str) -> pd.DataFrame:
+        if read_already is not None:
+            return read_already
         if not ws.manifest_path.exists():
             raise ValueError(f"{ws.manifest_path} is missing: {need} the parsed manifest "
                              "(run `finchunk run`)")
@@ -119,11 +121,13 @@ def open_searcher(chunk_set: str, retriever: str = "hybrid", workspace: Workspac
                              "run `finchunk run` to build it again")
     expand = 0 if units else declared_expand(ws, version)
     chunks = ws.chunks.read(_chunks_version(ws, version), columns=SEARCH_COLUMNS + (PARENT_COLUMNS if expand else []))
-    catalog = Catalog.from_parquet(ws.manifest_path) if ws.manifest_path.exists() else None  # hybrid's weights
+    # the parsed manifest, read once: hybrid's per-query weights now, filters and routing later
+    manifest = pd.read_parquet(ws.manifest_path) if ws.manifest_path.exists() else None
     loaded = load_retriever(retriever, index_dir, LoadRequest(
-        chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None, catalog=catalog))
+        chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None,
+        catalog=Catalog.from_frame(manifest) if manifest is not None else None))
     deliver = parent_delivery(ws, chunks, expand) if expand else None
-    return Searcher(version, retriever, loaded, chunks, _read_manifest(ws), deliver)
+    return Searcher(version, retriever, loaded, chunks, _read_manifest(ws, manifest), deliver)
 
 
 def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
