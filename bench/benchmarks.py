@@ -125,6 +125,10 @@ TOPICS = {t.name: t for t in (
             ("tatqa_dev", "{devdata}/tatqa_dev", "tatqa_dev", "bm25/global/1500"),
             ("sec_gold", "{runs}/corpora/sec_gold", "sec_html_dev, generated gold", None))),
         ("financebench_dev", "finqa_dev", "tatqa_dev", "sec_gold"), appends_only=True),
+    Topic("parent-share", "parent-share.md", "bench_parent_share.py", (
+        POLICY_RUNS + ("--run", "embedded=data/corpus/default:{runs}/default/store") + cells("bm25")
+        + ("--cell", "embedded=bm25/global/1500", "--chunkers", PEERS),
+    ), ("financebench_dev", "finqa_dev", "tatqa_dev", "sec_gold", "default")),
     # toy assets in temporary instances: reads no run (about 7 minutes)
     Topic("dagster-mechanisms", "dagster-mechanisms.md", "dagster_mechanisms.py", ((),), ()),
 )}
