@@ -142,7 +142,20 @@ def budget_curve(scores: Sequence[BudgetScore], budgets: Sequence[int] = BUDGETS
 
 # --- the metric (metrics.py) ------------------------------------------------------------------
 def _score(q) -> BudgetScore:
-    return score_budgets(q.question_id, q.question_type, q.gold, q.delivered, q.budgets)
+    """Every budget scored over the chunks as delivered at it (``QuestionRun.delivered_at``): one
+    pass per distinct delivery."""
+    groups: dict[int, tuple[Sequence[DeliveredChunk], list[int]]] = {}
+    for b in q.budgets:
+        ranked = q.delivered_at(b)
+        groups.setdefault(id(ranked), (ranked, []))[1].append(b)
+    out = BudgetScore(q.question_id, q.question_type, len(q.gold))
+    for ranked, budgets in groups.values():
+        s = score_budgets(q.question_id, q.question_type, q.gold, ranked, budgets)
+        out.retrieved.update(s.retrieved)
+        out.chars.update(s.chars)
+    out.retrieved = {b: out.retrieved[b] for b in q.budgets}
+    out.chars = {b: out.chars[b] for b in q.budgets}
+    return out
 
 
 def _summarize(scored) -> dict:

@@ -42,13 +42,20 @@ class QuestionRun:
     language: str | None = None            # the question's documents' language
     budgets: Sequence[int] = ()
     max_k: int = 50
+    # budget -> the chunks as delivered in a context of that budget, where that differs from
+    # ``delivered`` (parents of at most a third of the budget: expander.py)
+    at_budget: dict = field(default_factory=dict)
     _deliveries: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def delivered_at(self, budget: int | None) -> Sequence[Any]:
+        """The chunks as delivered in a context of ``budget`` characters (None: the top k)."""
+        return self.at_budget.get(budget, self.delivered) if budget is not None else self.delivered
 
     def delivery(self, k: int | None = None, budget: int | None = None):
         """``assembler.deliver`` of this question's chunks for the top ``k`` or a ``budget``,
         assembled once however many metrics read it (precision, containment)."""
         if (k, budget) not in self._deliveries:
-            self._deliveries[(k, budget)] = deliver(self.delivered, budget=budget, k=k)
+            self._deliveries[(k, budget)] = deliver(self.delivered_at(budget), budget=budget, k=k)
         return self._deliveries[(k, budget)]
 
 

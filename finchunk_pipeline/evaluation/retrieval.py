@@ -11,7 +11,9 @@ only when a router is passed, see ``routing/search.py``).
 A chunk set's policy may deliver each retrieved chunk as its bounded parent (small-to-big:
 ``expand`` in the chunker config, ``chunking/expand.py``): pass an ``expander`` and every
 mode delivers the expansions, under the chunk's own context header, through the same
-context assembler (``budget.py``) as every other policy.
+context assembler (``budget.py``) as every other policy. An expander with ``at(budget)``
+(expander.py: ``ParentExpander``) delivers at each budget parents of at most a third of it;
+recall@k (no budget) reads the set's own bound.
 
 ``per_question`` in the summary keeps each answerable question's recall at every budget (in
 question order), so two chunk sets can be compared question by question (``compare.py``).
@@ -140,6 +142,21 @@ def delivery(chunks: pd.DataFrame, expander: Expander | None = None) -> Callable
     return delivered_chunk
 
 
+def _deliveries_at(chunks: pd.DataFrame, expander, budgets: Sequence[int]) -> dict[int, Callable[[int], DeliveredChunk]]:
+    """{budget: its delivery} for the budgets at which ``expander`` bounds parents more narrowly
+    than its own bound (expander.py ``parent_bound``); one delivery per distinct bound."""
+    at = getattr(expander, "at", None)
+    if at is None:
+        return {}
+    made: dict[int, Callable[[int], DeliveredChunk]] = {}
+    out = {}
+    for b in budgets:
+        e = at(b)
+        if e is not expander:
+            out[b] = made.setdefault(id(e), delivery(chunks, e))
+    return out
+
+
 def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, questions: pd.DataFrame,
                        mode: str = "global", max_k: int = MAX_K, expander: Expander | None = None,
                        depth: int = DEPTH, budgets: Sequence[int] = BUDGETS, router=None) -> RetrievalEvaluation:
@@ -156,6 +173,7 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     gold = gold_spans(passages)
     doc_ids = chunks["doc_id"].to_numpy()
     delivered_chunk = delivery(chunks, expander)
+    at_budget = _deliveries_at(chunks, expander, budgets)
     qs = questions.to_dict("records")
     allowed = None
     if mode == "filtered":
@@ -172,9 +190,12 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     specs = metrics()
     values: dict[str, list] = {name: [] for name in specs}
     for i, (q, ranked) in enumerate(zip(qs, hits)):
+        rows = [r for r, _ in ranked]
+        lists = {id(d): [d(r) for r in rows] for d in at_budget.values()}
         run = QuestionRun(q["question_id"], q["question_type"], [gold[p] for p in _list(q["gold_passages"])],
-                          [delivered_chunk(r) for r, _ in ranked], q.get("answer"),
-                          langs[i] if langs is not None else None, budgets, max_k)
+                          [delivered_chunk(r) for r in rows], q.get("answer"),
+                          langs[i] if langs is not None else None, budgets, max_k,
+                          {b: lists[id(d)] for b, d in at_budget.items()})
         for name, spec in specs.items():
             values[name].append(spec.score(run))
     return RetrievalEvaluation(retriever.name, mode, len(qs), values, budgets, max_k)

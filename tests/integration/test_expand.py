@@ -99,3 +99,53 @@ def test_a_chunk_over_two_tables_expands_the_same_in_every_process():
     assert len(outs) == 1, outs
     text = outs.pop()
     assert "Item A" in text   # the first table touched gets its header first
+
+
+def test_in_a_context_budget_a_parent_takes_at_most_a_third_of_it():
+    """expander.at(budget): parents of min(own bound, budget // 3), the same documents read once;
+    the evaluation delivers them at that budget and the own bound at the top k and at budgets of
+    three times the bound or more (fails on the old code, whose parents ignored the budget)."""
+    import pandas as pd
+
+    from finchunk_pipeline import evaluate_retriever
+    from finchunk_pipeline.evaluation.expander import PARENT_SHARE, parent_bound, parent_expander
+
+    assert PARENT_SHARE == 3 and parent_bound(800) == 800 and parent_bound(800, 1500) == 500
+    assert parent_bound(800, 5000) == 800 and parent_bound(800, 2) == 1
+    doc = markdown.parse("m", MD)
+    cs = build_chunks(doc, {}, STRATEGIES["sentence"].pieces(doc, {"n": 1, "overlap": 0}, {}),
+                      chunk_set="s", header=False, context_fields=())
+    chunks = pd.DataFrame({"doc_id": "m", "view_spans": [[{"start": s, "end": e} for s, e in c.view_spans] for c in cs],
+                           "spans": [[{"start": s, "end": e} for s, e in c.spans] for c in cs],
+                           "embedding_text": [c.source_text for c in cs], "source_text": [c.source_text for c in cs]})
+    reads = []
+    own = parent_expander(chunks, lambda d: reads.append(d) or doc, 800)
+    row = next(i for i, c in enumerate(cs) if "Segment 15 |" in c.source_text)
+    assert own.at(None) is own and own.at(2400) is own and own.at(9000) is own
+    narrow = own.at(1500)
+    assert narrow is own.at(1501) and narrow.max_chars == 500
+    assert len(own(row)[1]) > 500 >= len(narrow(row)[1]) and "Segment 15 |" in narrow(row)[1]
+    assert reads == ["m"]
+
+    class Ranked:   # every question gets the same ranking: the row, then two others
+        name = "fixed"
+
+        def search_many(self, queries, k, allowed=None, **kw):
+            return [[(row, 1.0), (0, 0.5), (len(cs) - 1, 0.1)] for _ in queries]
+
+    raw = [(s, e) for s, e in cs[row].spans][0]
+    passages = pd.DataFrame({"passage_id": ["p"], "doc_id": ["m"], "start": [raw[0]], "end": [raw[1]]})
+    questions = pd.DataFrame({"question_id": ["q"], "question": ["?"], "question_type": ["table"],
+                              "doc_ids": [["m"]], "gold_passages": [["p"]], "answer": [None]})
+    s = evaluate_retriever(Ranked(), chunks, passages, questions, "global", expander=own,
+                           budgets=(300, 1500, 3000)).summary()
+    delivered = {p["chars"]: p["delivered"] for p in s["budget"]}
+    assert delivered[1500] <= 1500 and delivered[3000] > delivered[1500]
+    fixed = evaluate_retriever(Ranked(), chunks, passages, questions, "global", expander=lambda r: own(r),
+                               budgets=(300, 1500, 3000)).summary()   # no .at: the own bound at every budget
+    assert {p["chars"]: p["delivered"] for p in fixed["budget"]}[3000] == delivered[3000]
+    # at 300 the narrow parent (100 characters around the row) covers the row; the own parent,
+    # cut at 300 characters from its start (the table's header first), does not
+    assert [p["recall"] for p in s["budget"] if p["chars"] == 300] == [1.0]
+    assert [p["recall"] for p in fixed["budget"] if p["chars"] == 300] == [0.0]
+    assert s["curve"][0]["chars"] == fixed["curve"][0]["chars"]   # the top k: the own bound
