@@ -28,10 +28,10 @@ from ..evaluation.answers import (
     score_answer,
     summarise,
 )
-from ..evaluation.assembler import DeliveredChunk, deliver, retrieved_count
+from ..evaluation.assembler import deliver, retrieved_count
 from ..evaluation.budget import REPORT_BUDGET
 from ..builders.evaluation import scored_scope
-from ..evaluation.retrieval import DEPTH, gold_spans
+from ..evaluation.retrieval import DEPTH, delivery, gold_spans
 from ..hashing import stable_hash
 from ..storage.files import write_json, write_text
 from .evaluation import retrieval_evaluation
@@ -81,7 +81,7 @@ def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -
     recall and whether it contains the reference answer."""
     from ..index.representations import load_representation, representation_exists
     from ..routing import Catalog
-    from ..types.chunks import spans_of
+    from ..builders.search import parent_delivery
 
     index_dir = ws.index_dir(cfg.version_name)
     catalog = Catalog.from_parquet(ws.manifest_path)   # hybrid weighs dense by whether a question names a document
@@ -89,11 +89,9 @@ def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -
     if cfg.enrich is not None and run_config.with_enrichment:
         reps.append("fused")
     chunks = ws.chunks.read(cfg.chunks_version_name, columns=["chunk_id", "doc_id", "spans", "embedding_text",
-                                                              "source_text"])
-    spans = [spans_of(v) for v in chunks["spans"]]
-    texts = chunks["embedding_text"].tolist()
-    header = [max(0, len(t) - len(s)) for t, s in zip(texts, chunks["source_text"])]
-    doc_ids = chunks["doc_id"].tolist()
+                                                              "source_text"] + (["view_spans"] if cfg.expand else []))
+    # what the evaluation delivers at this budget: the chunk, or its bounded parent (small-to-big)
+    deliver_row = (parent_delivery(ws, chunks, cfg.expand, run_config.budget) if cfg.expand else delivery(chunks))
     records = qs.to_dict("records")
     columns = []
     for rep in reps:
@@ -105,7 +103,7 @@ def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -
         hits = retriever.search_many([q["question"] for q in records], DEPTH)
         cells = []
         for q, ranked in zip(records, hits):
-            delivered = [DeliveredChunk(doc_ids[r], spans[r], len(texts[r]), header[r], texts[r]) for r, _ in ranked]
+            delivered = [deliver_row(r) for r, _ in ranked]
             merged, used, text = deliver(delivered, budget=run_config.budget)
             g = [gold[p] for p in _list(q["gold_passages"]) if p in gold]
             cells.append({"recall": retrieved_count(g, merged) / len(g) if g else None,

@@ -77,15 +77,17 @@ def declared_expand(ws: Workspace, version: str) -> int:
     return next((c.expand for c in configs if c.version_name == version), 0)
 
 
-def parent_delivery(ws: Workspace, chunks: pd.DataFrame, expand: int) -> Callable[[int], object]:
+def parent_delivery(ws: Workspace, chunks: pd.DataFrame, expand: int,
+                    budget: int | None = None) -> Callable[[int], object]:
     """What a retrieved row delivers under ``expand``: the evaluation's own delivery (the
     context header and the bounded parent, chunking/expand.py), documents read from the block
-    store on first use."""
+    store on first use; in a context of ``budget`` characters, parents of at most a third of it
+    (evaluation/expander.py), as the evaluation delivers at that budget."""
     from ..evaluation.expander import parent_expander
     from ..evaluation.retrieval import delivery
     from .evaluation import document_reader
 
-    return delivery(chunks, parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), expand))
+    return delivery(chunks, parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), expand).at(budget))
 
 
 def _read_manifest(ws: Workspace, read_already: pd.DataFrame | None = None) -> Callable[[str], pd.DataFrame]:

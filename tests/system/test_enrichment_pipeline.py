@@ -266,11 +266,13 @@ def test_answers_side_by_side_without_and_with_an_answering_endpoint(tmp_path, c
     chunkers.write_text(CHUNKERS % "" + "  - {name: plain, strategy: fixed, params: {size: 300, overlap: 0}, "
                                         "dense: false}\n"
                         "  - {name: enriched, strategy: structure, params: {max_chars: 200}, dense: false, "
-                        "enrich: {enricher: structural}}\n")
+                        "enrich: {enricher: structural}}\n"
+                        "  - {name: parents, strategy: structure, params: {max_chars: 60, table_max_chars: 40}, expand: 5000, "
+                        "dense: false}\n")
     pipeline = make_pipeline(tmp_path, corpus, chunkers)
     instance = DagsterInstance.ephemeral()
     run_documents(pipeline, instance)
-    for name in ("structure-h", "plain", "enriched"):
+    for name in ("structure-h", "plain", "enriched", "parents"):
         assert run_chunk_set(pipeline, instance, name).success
     ws = pipeline.workspace()
 
@@ -280,9 +282,21 @@ def test_answers_side_by_side_without_and_with_an_answering_endpoint(tmp_path, c
     data = json.loads((ws.root / "answers" / "answers.json").read_text())
     assert data["endpoint"] is None and data["sample"] == 4
     cols = [(c["chunk_set"], c["representation"]) for c in data["columns"]]
-    assert cols == [("structure-h", "source"), ("plain", "source"), ("enriched", "source"), ("enriched", "fused")]
+    assert cols == [("structure-h", "source"), ("plain", "source"), ("enriched", "source"), ("enriched", "fused"),
+                    ("parents", "source")]
+    # a small-to-big set answers with what the evaluation delivers at this budget: each unit's
+    # bounded parent (the revenue row with its neighbouring row, where the units alone send the
+    # row and then the next unit), and the same gold recall
+    q2 = next(q for q in data["questions"] if q["question_id"] == "q2")["cells"][4]["context"]
+    assert "| Revenue | 2,010.0 | 1,061.7 |\n| Operating profit | 201.4 | 71.1 |" in q2
+    stored = json.loads((ws.evaluation_dir(pipeline.chunker_config("parents").version_name)
+                         / "evaluation.json").read_text())["entries"]
+    entry = next(e for e in stored if e["retriever"] == "bm25" and e["mode"] == "global")
+    evaluated = dict(zip(entry["per_question"]["ids"], entry["per_question"]["recall"]["1500"]))
+    assert {q["question_id"]: q["cells"][4]["recall"] for q in data["questions"]} == \
+        {q["question_id"]: evaluated[q["question_id"]] for q in data["questions"]}
     for q in data["questions"]:
-        assert len(q["cells"]) == 4
+        assert len(q["cells"]) == 5
         for cell in q["cells"]:
             assert 0 < cell["chars"] <= 1500 and "answer" not in cell
     assert run_report(pipeline, instance).success
