@@ -93,6 +93,8 @@ def cells(retriever: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+PARENT_SHARE_ARGS = (POLICY_RUNS + ("--run", "embedded=data/corpus/default:{runs}/default/store") + cells("bm25")
+                     + ("--cell", "embedded=bm25/global/1500", "--chunkers", PEERS))
 SEC_GROUP = ("--group", "financebench_dev,finqa_dev,sec_html_dev-generated")
 TOPICS = {t.name: t for t in (
     Topic("policy", "policy.md", "bench_policy.py", (
@@ -126,8 +128,8 @@ TOPICS = {t.name: t for t in (
             ("sec_gold", "{runs}/corpora/sec_gold", "sec_html_dev, generated gold", None))),
         ("financebench_dev", "finqa_dev", "tatqa_dev", "sec_gold"), appends_only=True),
     Topic("parent-share", "parent-share.md", "bench_parent_share.py", (
-        POLICY_RUNS + ("--run", "embedded=data/corpus/default:{runs}/default/store") + cells("bm25")
-        + ("--cell", "embedded=bm25/global/1500", "--chunkers", PEERS),
+        PARENT_SHARE_ARGS + ("--capped", "--title", "As shipped: parents of min(expand, budget / share)"),
+        PARENT_SHARE_ARGS + ("--title", "Without the cap: parents of budget / share"),
     ), ("financebench_dev", "finqa_dev", "tatqa_dev", "sec_gold", "default")),
     # toy assets in temporary instances: reads no run (about 7 minutes)
     Topic("dagster-mechanisms", "dagster-mechanisms.md", "dagster_mechanisms.py", ((),), ()),
