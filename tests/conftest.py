@@ -45,6 +45,26 @@ def no_llm_endpoint_from_the_environment(monkeypatch):
             monkeypatch.delenv(name)
 
 
+@pytest.fixture(autouse=True)
+def no_dagster_context_left_open():
+    """A test that leaves a Dagster context open (``build_schedule_context`` used without
+    ``with``: its ``instance`` is entered and never exited) leaves Dagster's current defs-state
+    storage pointing at that instance; once the instance is collected, a later test's
+    ``materialize`` fails with "Attempted to resolve undefined DagsterInstance weakref". The test
+    that leaves it open fails here instead, and the next one starts clean."""
+    import sys
+
+    yield
+    if "dagster" not in sys.modules:   # nothing of Dagster's was opened
+        return
+    from dagster._core.storage.defs_state.base import DefsStateStorage, _current_storage
+
+    if DefsStateStorage.get() is not None:
+        _current_storage.set(None)
+        pytest.fail("a Dagster context was left open: its instance stays Dagster's current defs-state storage "
+                    "(use `with build_schedule_context(...) as context:`, `with DagsterInstance.get() as instance:`)")
+
+
 def write_corpus(folder: Path, documents: list[dict], passages: list[dict] | None = None,
                  questions: list[dict] | None = None) -> Path:
     """Write a corpus folder from plain dicts (missing document columns are filled)."""

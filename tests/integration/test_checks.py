@@ -118,8 +118,12 @@ def test_sensor_registers_new_configuration_and_backfill_builds_it_alone(env, pa
     assert fixed_eval.stat().st_mtime_ns == before
 
     # the nightly schedule re-evaluates every registered partition
-    ctx = build_schedule_context(instance=inst, scheduled_execution_time=datetime(2026, 1, 2, 2, tzinfo=timezone.utc))
-    requests = nightly_evaluation(ctx)
+    # as a context manager: the context enters the instance it builds and exits it here (left
+    # open, Dagster's current defs-state storage outlives the instance and a later test's
+    # materialize fails with "undefined DagsterInstance weakref")
+    with build_schedule_context(instance=inst,
+                                scheduled_execution_time=datetime(2026, 1, 2, 2, tzinfo=timezone.utc)) as ctx:
+        requests = nightly_evaluation(ctx)
     assert all(isinstance(q, RunRequest) for q in requests)
     assert sorted(q.partition_key for q in requests) == ["fixed", "structure-h"]
     assert len({q.run_key for q in requests}) == 2
@@ -131,9 +135,9 @@ def test_sensor_registers_new_configuration_and_backfill_builds_it_alone(env, pa
 
 
 def test_schedule_skips_without_partitions(tmp_path):
-    ctx = build_schedule_context(instance=DagsterInstance.local_temp(str(tmp_path)),
-                                 scheduled_execution_time=datetime(2026, 1, 2, 2, tzinfo=timezone.utc))
-    assert isinstance(nightly_evaluation(ctx), SkipReason)
+    with build_schedule_context(instance=DagsterInstance.local_temp(str(tmp_path)),
+                                scheduled_execution_time=datetime(2026, 1, 2, 2, tzinfo=timezone.utc)) as ctx:
+        assert isinstance(nightly_evaluation(ctx), SkipReason)
 
 
 def test_recall_drops_and_token_packed_rules():
