@@ -153,7 +153,9 @@ def _deliveries_at(chunks: pd.DataFrame, expander, budgets: Sequence[int]) -> di
     for b in budgets:
         e = at(b)
         if e is not expander:
-            out[b] = made.setdefault(id(e), delivery(chunks, e))
+            if id(e) not in made:
+                made[id(e)] = delivery(chunks, e)
+            out[b] = made[id(e)]
     return out
 
 
