@@ -176,6 +176,7 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     doc_ids = chunks["doc_id"].to_numpy()
     delivered_chunk = delivery(chunks, expander)
     at_budget = _deliveries_at(chunks, expander, budgets)
+    distinct = {id(d): d for d in at_budget.values()}   # several budgets share one bound's delivery
     qs = questions.to_dict("records")
     allowed = None
     if mode == "filtered":
@@ -193,7 +194,7 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     values: dict[str, list] = {name: [] for name in specs}
     for i, (q, ranked) in enumerate(zip(qs, hits)):
         rows = [r for r, _ in ranked]
-        lists = {id(d): [d(r) for r in rows] for d in at_budget.values()}
+        lists = {key: [d(r) for r in rows] for key, d in distinct.items()}
         run = QuestionRun(q["question_id"], q["question_type"], [gold[p] for p in _list(q["gold_passages"])],
                           [delivered_chunk(r) for r in rows], q.get("answer"),
                           langs[i] if langs is not None else None, budgets, max_k,
