@@ -109,6 +109,12 @@ class HybridRetriever:
             return [self.weight] * len(queries)
         return [self.named_weight if self.names(q) else self.weight for q in queries]
 
+    def fusion(self, query: str) -> dict:
+        """How ``query`` is fused: ``{"dense_weight": w, "names_a_document": bool}`` (the query
+        analyzer read once)."""
+        named = self.names is not None and bool(self.names(query))
+        return {"dense_weight": self.named_weight if named else self.weight, "names_a_document": named}
+
     def search_many(self, queries, k, allowed=None, languages=None):
         """``languages``: each query's language for BM25 (the dense model reads text as it is)."""
         depth = max(self.depth, k)

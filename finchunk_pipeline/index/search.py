@@ -159,11 +159,8 @@ class Searcher:
     def fusion(self, query: str) -> dict | None:
         """How hybrid weighs dense for ``query`` (index/hybrid.py): ``{"dense_weight": w,
         "names_a_document": bool}``; None for a retriever that fuses nothing."""
-        weights = getattr(self.retriever, "dense_weights", None)
-        if weights is None:
-            return None
-        names = getattr(self.retriever, "names", None)
-        return {"dense_weight": weights([query])[0], "names_a_document": bool(names is not None and names(query))}
+        fusion = getattr(self.retriever, "fusion", None)
+        return fusion(query) if fusion is not None else None
 
     def search_with_route(self, query: str | Sequence[str], k: int = 5, filters: Filters | None = None,
                           route: bool = True):

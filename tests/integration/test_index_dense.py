@@ -246,6 +246,12 @@ def test_a_query_that_names_a_document_gives_dense_the_named_weight():
     assert [r for r, _ in plain] == [3, 1, 7, 4]
     assert [r for r, _ in named] == [1, 3, 7, 4]
     assert "Adobe revenue 2017" in asked
+    # what search and serve report for one query: the analyzer read once
+    asked.clear()
+    assert h.fusion("Adobe revenue 2017") == {"dense_weight": NAMED_DENSE_WEIGHT, "names_a_document": True}
+    assert asked == ["Adobe revenue 2017"]
+    assert h.fusion("revenue 2017") == {"dense_weight": DENSE_WEIGHT, "names_a_document": False}
+    assert HybridRetriever(bm25, dense).fusion("Adobe") == {"dense_weight": DENSE_WEIGHT, "names_a_document": False}
     # no names: every query takes DENSE_WEIGHT; an explicit weight is every query's; both given: both used
     assert HybridRetriever(bm25, dense).search_many(["Adobe revenue 2017"], 4)[0] == plain
     fixed = HybridRetriever(bm25, dense, weight=0.25, names=lambda q: True)
