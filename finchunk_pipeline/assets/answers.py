@@ -31,7 +31,7 @@ from ..evaluation.answers import (
 from ..evaluation.assembler import deliver, retrieved_count
 from ..evaluation.budget import REPORT_BUDGET
 from ..builders.evaluation import scored_scope
-from ..evaluation.retrieval import DEPTH, delivery, gold_spans
+from ..evaluation.retrieval import DEPTH, gold_spans
 from ..hashing import stable_hash
 from ..storage.files import write_json, write_text
 from .evaluation import retrieval_evaluation
@@ -81,7 +81,7 @@ def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -
     recall and whether it contains the reference answer."""
     from ..index.representations import load_representation, representation_exists
     from ..routing import Catalog
-    from ..builders.search import parent_delivery
+    from ..builders.search import budget_delivery
 
     index_dir = ws.index_dir(cfg.version_name)
     catalog = Catalog.from_parquet(ws.manifest_path)   # hybrid weighs dense by whether a question names a document
@@ -91,7 +91,7 @@ def _contexts(context, cfg, ws, pipeline, qs, gold, run_config: AnswersConfig) -
     chunks = ws.chunks.read(cfg.chunks_version_name, columns=["chunk_id", "doc_id", "spans", "embedding_text",
                                                               "source_text"] + (["view_spans"] if cfg.expand else []))
     # what the evaluation delivers at this budget: the chunk, or its bounded parent (small-to-big)
-    deliver_row = (parent_delivery(ws, chunks, cfg.expand, run_config.budget) if cfg.expand else delivery(chunks))
+    deliver_row = budget_delivery(ws, chunks, cfg.expand)(run_config.budget)
     records = qs.to_dict("records")
     columns = []
     for rep in reps:

@@ -12,7 +12,7 @@ import pandas as pd
 from ..index.registry import LoadRequest, index_exists, load_retriever
 from ..index.registry import get as registry_get
 from ..index.registry import names as retriever_names
-from ..index.search import Filters, Hit, Searcher
+from ..index.search import Filters, Hit, Searcher, Taken
 from ..routing import Catalog
 from ..storage.workspace import Workspace
 from .indexes import index_damage
@@ -77,19 +77,6 @@ def declared_expand(ws: Workspace, version: str) -> int:
     return next((c.expand for c in configs if c.version_name == version), 0)
 
 
-def parent_delivery(ws: Workspace, chunks: pd.DataFrame, expand: int,
-                    budget: int | None = None) -> Callable[[int], object]:
-    """What a retrieved row delivers under ``expand``: the evaluation's own delivery (the
-    context header and the bounded parent, chunking/expand.py), documents read from the block
-    store on first use; in a context of ``budget`` characters, parents of at most a third of it
-    (evaluation/expander.py), as the evaluation delivers at that budget."""
-    from ..evaluation.expander import parent_expander
-    from ..evaluation.retrieval import delivery
-    from .evaluation import document_reader
-
-    return delivery(chunks, parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), expand).at(budget))
-
-
 def _read_manifest(ws: Workspace, read_already: pd.DataFrame | None = None) -> Callable[[str], pd.DataFrame]:
     def read(need: str) -> pd.DataFrame:
         if read_already is not None:
@@ -122,27 +109,86 @@ def open_searcher(chunk_set: str, retriever: str = "hybrid", workspace: Workspac
             raise ValueError(f"the {part} index of {version} is damaged: {problem}; "
                              "run `finchunk run` to build it again")
     expand = 0 if units else declared_expand(ws, version)
-    chunks = ws.chunks.read(_chunks_version(ws, version), columns=SEARCH_COLUMNS + (PARENT_COLUMNS if expand else []))
+    # what delivering reads (a parent's spans, a header's length) is read by every searcher:
+    # a context budget charges headers whether or not the set expands
+    chunks = ws.chunks.read(_chunks_version(ws, version), columns=SEARCH_COLUMNS + PARENT_COLUMNS)
     # the parsed manifest, read once: hybrid's per-query weights now, filters and routing later
     manifest = pd.read_parquet(ws.manifest_path) if ws.manifest_path.exists() else None
     loaded = load_retriever(retriever, index_dir, LoadRequest(
         chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None,
         catalog=Catalog.from_frame(manifest) if manifest is not None else None))
-    deliver = parent_delivery(ws, chunks, expand) if expand else None
-    return Searcher(version, retriever, loaded, chunks, _read_manifest(ws, manifest), deliver)
+    deliver_at = budget_delivery(ws, chunks, expand)
+    return Searcher(version, retriever, loaded, chunks, _read_manifest(ws, manifest),
+                    deliver_at(None) if expand else None, deliver_at, BudgetContext)
 
 
-def search(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
+class BudgetContext:
+    """A search's context of ``budget`` characters, filled by the evaluation's assembler
+    (evaluation/assembler.py) one delivery at a time: what each adds, as the evaluation
+    charges it — a header sent once (the text leaves it out after), evidence delivered before
+    not again, the delivery that does not fit cut at the budget (its text and spans the part
+    delivered)."""
+
+    def __init__(self, budget: int):
+        from ..evaluation.assembler import Assembler
+
+        self.assembler = Assembler(budget)
+
+    @property
+    def full(self) -> bool:
+        return self.assembler.full
+
+    def take(self, d) -> Taken | None:
+        from ..evaluation.assembler import subtract
+
+        a = self.assembler
+        before, used = list(a.by_doc.get(d.doc_id, [])), a.used
+        sent = d.header_key is not None and d.header_key in a.sent_headers
+        if not a.add(d):
+            return None
+        chars = a.used - used
+        text = d.text[d.header_chars:] if sent else d.text
+        if a.texts[-1] == d.text:   # whole
+            return Taken(chars, False, text, list(d.spans))
+        return Taken(chars, True, text[:chars], subtract(a.by_doc[d.doc_id], before))
+
+
+def budget_delivery(ws: Workspace, chunks: pd.DataFrame, expand: int) -> Callable[[int | None], Callable[[int], object]]:
+    """``deliver_at(budget)``: what a retrieved row delivers in a context of ``budget``
+    characters (None: no budget), as the evaluation delivers it — the chunk under its context
+    header, or under ``expand`` its parent bounded to a third of the budget — one delivery
+    per distinct bound, documents read once from the block store for all of them."""
+    from ..evaluation.expander import parent_expander
+    from ..evaluation.retrieval import delivery
+    from .evaluation import document_reader
+
+    expander = parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), expand) if expand else None
+    made: dict[int, Callable[[int], object]] = {}
+
+    def deliver_at(budget: int | None) -> Callable[[int], object]:
+        bounded = expander.at(budget) if expander is not None else None
+        if id(bounded) not in made:
+            made[id(bounded)] = delivery(chunks, bounded)
+        return made[id(bounded)]
+
+    return deliver_at
+
+
+def search(query: str | Sequence[str], chunk_set: str, k: int | None = 5, retriever: str = "hybrid",
            filters: Filters | None = None, workspace: Workspace | None = None,
-           model_path: str | None = None, route: bool = False, units: bool = False) -> list[Hit] | list[list[Hit]]:
+           model_path: str | None = None, route: bool = False, units: bool = False,
+           budget: int | None = None) -> list[Hit] | list[list[Hit]]:
     """Top-k deliveries of ``chunk_set`` for ``query`` (a list of queries gives a list of
     lists): its chunks, or its bounded parents when it declares ``expand`` and ``units`` is
-    False; ``route``: apply the query analyzer's route (index/search.py)."""
-    return open_searcher(chunk_set, retriever, workspace, model_path, units).search(query, k, filters, route)
+    False; ``route``: apply the query analyzer's route; ``budget``: the deliveries that fill a
+    context of that many characters (index/search.py)."""
+    return open_searcher(chunk_set, retriever, workspace, model_path, units).search(query, k, filters, route, budget)
 
 
-def search_with_route(query: str | Sequence[str], chunk_set: str, k: int = 5, retriever: str = "hybrid",
+def search_with_route(query: str | Sequence[str], chunk_set: str, k: int | None = 5, retriever: str = "hybrid",
                       filters: Filters | None = None, workspace: Workspace | None = None,
-                      model_path: str | None = None, route: bool = True, units: bool = False):
+                      model_path: str | None = None, route: bool = True, units: bool = False,
+                      budget: int | None = None):
     """(hits, route): as ``search``, with the route (None when ``route`` is False)."""
-    return open_searcher(chunk_set, retriever, workspace, model_path, units).search_with_route(query, k, filters, route)
+    return open_searcher(chunk_set, retriever, workspace, model_path, units).search_with_route(
+        query, k, filters, route, budget)

@@ -26,7 +26,12 @@ def register(sub) -> None:
     p = sub.add_parser("search", help=f"search one chunk set ({', '.join(names())}) with optional filters")
     p.add_argument("query", help="the query text")
     p.add_argument("--chunk-set", required=True, help="chunk-set name from the chunker config (or a version name)")
-    p.add_argument("-k", type=int, default=5, help="number of hits (default 5)")
+    p.add_argument("-k", type=int, default=None,
+                   help="number of hits (default 5; with --budget: no cap unless given)")
+    p.add_argument("--budget", type=int, default=None,
+                   help="characters of context: hits in rank order until the budget is filled, charged as the "
+                        "evaluation charges them at that budget (a header once, evidence already delivered not "
+                        "again, a parent bounded to a third of the budget), the last hit cut at the budget")
     p.add_argument("--retriever", default=None, choices=names(),
                    help="any registered retriever (index/registry.py); default: hybrid when the chunk set has a "
                         "dense index, else bm25. Retrievers reading an embedding index (dense, hybrid) load the "
@@ -76,8 +81,11 @@ def run(args) -> int:
     from ..storage.workspace import Workspace
 
     settings = Settings().with_paths(args.corpus, args.data, args.chunkers)
-    if args.k < 1:
+    k = args.k if args.k is not None or args.budget is not None else 5
+    if k is not None and k < 1:
         raise ValueError("-k must be at least 1")
+    if args.budget is not None and args.budget < 1:
+        raise ValueError("--budget must be at least 1 character")
     filters = Filters(
         doc_ids=[d.strip() for d in args.doc_ids.split(",") if d.strip()] if args.doc_ids else None,
         issuer=args.issuer, doc_type=args.doc_type, fiscal_year=args.fiscal_year, as_of=args.as_of,
@@ -91,7 +99,7 @@ def run(args) -> int:
             print(f"  loading the embedding model first (~{MODEL_LOAD_SECONDS} s; --retriever bm25 answers in "
                   "about a second) ...", file=sys.stderr, flush=True)
     searcher = open_searcher(version, retriever, ws, args.model, args.units)
-    hits, route = searcher.search_with_route(args.query, args.k, filters, not args.no_route)
+    hits, route = searcher.search_with_route(args.query, k, filters, not args.no_route, args.budget)
     fusion = searcher.fusion(args.query)   # hybrid: dense's weight for this query
     if args.json:
         if route is not None:
@@ -105,12 +113,15 @@ def run(args) -> int:
     if not hits:
         print("no results" + (" (the filters exclude every document)" if filters.active() else ""))
         return 0
-    print(f"{len(hits)} hits, answered by {retriever}" + (
+    spent = f", {sum(h.extra['chars'] for h in hits):,} of {args.budget:,} characters" if args.budget else ""
+    print(f"{len(hits)} hits{spent}, answered by {retriever}" + (
         f" (dense weight {fusion['dense_weight']:g}: the query names "
         f"{'a' if fusion['names_a_document'] else 'no'} document of the corpus)" if fusion is not None else ""))
     for h in hits:
         text = " ".join(h.display_text.split())
-        print(f"{h.rank:>2}. {h.score:8.4f}  {h.chunk_id}  [{h.section}]")
+        cost = (f"  ({h.extra['chars']:,} chars{', cut at the budget' if h.extra['cut'] else ''})"
+                if "chars" in h.extra else "")
+        print(f"{h.rank:>2}. {h.score:8.4f}  {h.chunk_id}  [{h.section}]{cost}")
         if "matched" in h.extra:  # a bounded parent: say what matched in it
             matched = " ".join(h.extra["matched"]["text"].split())
             print(f"    parent of the match ({len(h.display_text):,} chars), matched: {matched[:120]}"

@@ -2,10 +2,12 @@
 
   finchunk serve --chunk-set S [--retriever hybrid] [--port 8765] [--corpus DIR] [--data DIR]
 
-  GET /search?q=...&k=5[&doc_ids=a,b][&issuer=..][&doc_type=..][&fiscal_year=..][&as_of=DATE]
+  GET /search?q=...&k=5[&budget=N][&doc_ids=a,b][&issuer=..][&doc_type=..][&fiscal_year=..][&as_of=DATE]
       -> {"chunk_set": version, "retriever": name, "hits": [{rank, chunk_id, doc_id, spans,
           section, display_text, score}, ...]} (hybrid adds "fusion": {"dense_weight": w,
-          "names_a_document": bool}, index/hybrid.py)
+          "names_a_document": bool}, index/hybrid.py; budget=N: the hits that fill N
+          characters of context, as ``finchunk search --budget``, each with "chars" and
+          "cut", and "budget" and "chars" spent at the top)
   GET /health -> {"ok": true, "chunk_set": ..., "retriever": ...}
 
 The retriever (and for dense / hybrid the embedding model) is loaded once at start, so a
@@ -34,6 +36,7 @@ HOST = "127.0.0.1"
 IDLE_TIMEOUT = 10.0        # seconds a connection may stay silent
 REQUEST_DEADLINE = 30.0    # seconds to send a whole request (request line and headers)
 MAX_CONNECTIONS = 64       # open at once; more are answered 503
+MAX_BUDGET = 100_000       # characters of context one /search may ask for
 
 
 def register(sub) -> None:
@@ -153,32 +156,44 @@ class SearchHandler(BaseHTTPRequestHandler):
         if url.path != "/search":
             return self._send(404, {"error": f"no such endpoint {url.path!r}: use /search?q=... or /health"})
         try:
-            query, k, filters = _search_params(params)
+            query, k, filters, budget = _search_params(params)
             with self.search_lock:
-                hits = self.searcher.search(query, k, filters)
+                hits = self.searcher.search(query, k, filters, budget=budget)
                 fusion = self.searcher.fusion(query)   # hybrid: how it weighed dense for this query
         except ValueError as exc:
             return self._send(400, {"error": str(exc), **who})
         except Exception as exc:  # the server stays up; the client learns why
             sys.stderr.write(f"search {params.get('q')!r} failed: {exc.__class__.__name__}: {exc}\n")
             return self._send(500, {"error": f"search failed: {exc.__class__.__name__}: {exc}", **who})
-        self._send(200, {**who, **({"fusion": fusion} if fusion is not None else {}), "hits": [h.as_dict() for h in hits]})
+        spent = {"budget": budget, "chars": sum(h.extra["chars"] for h in hits)} if budget is not None else {}
+        self._send(200, {**who, **({"fusion": fusion} if fusion is not None else {}), **spent,
+                         "hits": [h.as_dict() for h in hits]})
 
 
 def _search_params(params: dict[str, str]):
-    """(query, k, Filters) from /search's parameters; ValueError names a bad one."""
+    """(query, k, Filters, budget) from /search's parameters; ValueError names a bad one."""
     from ..index.search import Filters
 
     query = params.get("q", "").strip()
     if not query:
         raise ValueError("parameter q (the query) is required")
-    k = int(params.get("k", 5))
-    if not 1 <= k <= 100:
-        raise ValueError("parameter k must be between 1 and 100")
+    budget = _whole(params, "budget", 1, MAX_BUDGET) if params.get("budget") else None
+    # with a budget the hits fill it (k caps them only when given)
+    k = _whole(params, "k", 1, 100) if params.get("k") else (5 if budget is None else 100)
     fy = params.get("fiscal_year")
     doc_ids = [d.strip() for d in params["doc_ids"].split(",") if d.strip()] if params.get("doc_ids") else None
     return query, k, Filters(doc_ids=doc_ids, issuer=params.get("issuer"), doc_type=params.get("doc_type"),
-                             fiscal_year=int(fy) if fy else None, as_of=params.get("as_of"))
+                             fiscal_year=int(fy) if fy else None, as_of=params.get("as_of")), budget
+
+
+def _whole(params: dict[str, str], name: str, low: int, high: int) -> int:
+    try:
+        value = int(params[name])
+    except ValueError:
+        raise ValueError(f"parameter {name} must be a whole number, got {params[name]!r}") from None
+    if not low <= value <= high:
+        raise ValueError(f"parameter {name} must be between {low:,} and {high:,}")
+    return value
 
 
 def make_server(searcher, port: int = 0, *, timeout: float = IDLE_TIMEOUT,

@@ -12,7 +12,8 @@ context, and one parent around a wrong unit would crowd out the rest. Measured o
 splits; it lifts `evidence` on tatqa_dev (+3.3 at 1,500), sec_html_dev's generated gold
 (+1.4 at 2,000, +2.4 at 1,500) and financebench_dev (+3.4 filtered at 2,000), costs finqa_dev
 0.8 at 1,500 (interval across 0), and changes nothing at 5,000 (800 < 5,000 / 3). A ranking
-read as the top k (no budget: search, recall@k) keeps the set's own bound.
+read as the top k (no budget: `finchunk search -k`, recall@k) keeps the set's own bound;
+`finchunk search --budget` and `answers` deliver at their budget.
 """
 from __future__ import annotations
 

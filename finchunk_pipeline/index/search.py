@@ -22,6 +22,13 @@ parent delivered once is not delivered again for a lower-ranked chunk of it (the
 counts repeated evidence once). ``units=True`` (``finchunk search --units``) returns the
 matched chunks instead.
 
+A context budget (``budget=N``, ``finchunk search --budget N``): hits in rank order until N
+characters of context, charged as the evaluation charges them at that budget
+(evaluation/assembler.py): a context header once, evidence already delivered not again, a
+parent bounded to a third of the budget (evaluation/expander.py), the last hit cut at the
+budget. Each hit says what it cost (``chars``) and whether it was cut (``cut``); ``k`` still
+caps the number of hits when given.
+
 Routing (``route=True``; ``finchunk search`` routes by default): the query analyzer
 (``routing/``) infers from the query text which of the documents the filters allow it is
 about, and the ranking applies its route — a hard filter, a boost, or nothing
@@ -31,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time, timezone
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 import pandas as pd
@@ -113,6 +120,7 @@ def row_mask(chunk_doc_ids: Sequence[str], manifest: pd.DataFrame, filters: Filt
 
 PARENT_DEPTH = 5          # chunks ranked per parent asked for, at first
 MAX_PARENT_DEPTH = 5000   # the deepest ranking read to find k distinct parents
+BUDGET_CHUNK_CHARS = 300  # a budget asks at first for one chunk per this many characters
 
 
 class Searcher:
@@ -120,15 +128,21 @@ class Searcher:
     ``finchunk serve``; builders/search.open_searcher opens one); ``search`` ranks within the filters."""
 
     def __init__(self, version: str, retriever_name: str, retriever, chunks: pd.DataFrame,
-                 read_manifest: Callable[[str], pd.DataFrame], deliver: Callable[[int], object] | None = None):
+                 read_manifest: Callable[[str], pd.DataFrame], deliver: Callable[[int], object] | None = None,
+                 deliver_at: Callable[[int], Callable[[int], object]] | None = None,
+                 context_at: Callable[[int], "Context"] | None = None):
         """``chunks``: the chunk set's chunk_id, doc_id, spans, section_path, display_text in
         row order; ``read_manifest(need)``: the parsed manifest, read when filters or routing
         first need it (``need`` says which, for the error when it is missing); ``deliver``: what
         a retrieved row delivers when it is not itself (evaluation/retrieval.delivery: the
-        chunk set's bounded parent), None for the chunk."""
+        chunk set's bounded parent), None for the chunk; ``deliver_at(budget)``: what a row
+        delivers in a context of ``budget`` characters (the evaluation's delivery at that
+        budget) and ``context_at(budget)`` an empty such context (``Context``: the evaluation's
+        assembler, builders/search.py), None when this searcher fills no budget."""
         self.version, self.retriever_name, self.retriever, self.chunks = version, retriever_name, retriever, chunks
         self._read_manifest = read_manifest
         self._deliver = deliver
+        self._deliver_at, self._context_at = deliver_at, context_at
         self._manifest: pd.DataFrame | None = None
         self._router = None      # the router over every document (routing/search.py), built on first use
 
@@ -150,11 +164,12 @@ class Searcher:
         allowed = set(self.chunks["doc_id"][mask])
         return Router(Catalog.from_frame(manifest[manifest["doc_id"].isin(allowed)]), self.chunks["doc_id"].tolist())
 
-    def search(self, query: str | Sequence[str], k: int = 5, filters: Filters | None = None,
-               route: bool = False) -> list[Hit] | list[list[Hit]]:
+    def search(self, query: str | Sequence[str], k: int | None = 5, filters: Filters | None = None,
+               route: bool = False, budget: int | None = None) -> list[Hit] | list[list[Hit]]:
         """Top-k chunks for ``query`` (a list of queries gives a list of lists); ``route``: apply
-        the query analyzer's route (see the module docstring)."""
-        return self.search_with_route(query, k, filters, route)[0]
+        the query analyzer's route; ``budget``: hits until that many characters of context (see
+        the module docstring)."""
+        return self.search_with_route(query, k, filters, route, budget)[0]
 
     def fusion(self, query: str) -> dict | None:
         """How hybrid weighs dense for ``query`` (index/hybrid.py): ``{"dense_weight": w,
@@ -162,10 +177,21 @@ class Searcher:
         fusion = getattr(self.retriever, "fusion", None)
         return fusion(query) if fusion is not None else None
 
-    def search_with_route(self, query: str | Sequence[str], k: int = 5, filters: Filters | None = None,
-                          route: bool = True):
+    def search_with_route(self, query: str | Sequence[str], k: int | None = 5, filters: Filters | None = None,
+                          route: bool = True, budget: int | None = None):
         """(hits, route): as ``search``; the route is a ``routing.Route`` per query (a list for a
         list of queries), None when routing is off."""
+        if budget is None and k is None:
+            raise ValueError("k (a number of hits) or budget (characters of context) is required")
+        if k is not None and k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        deliver = self._deliver
+        if budget is not None:
+            if budget < 1:
+                raise ValueError(f"budget must be at least 1 character, got {budget}")
+            if self._deliver_at is None or self._context_at is None:
+                raise ValueError("this searcher cannot fill a context budget (opened without deliver_at, context_at)")
+            deliver = self._deliver_at(budget)
         chunks = self.chunks
         mask = None
         if filters is not None and filters.active():
@@ -175,7 +201,9 @@ class Searcher:
         routes = None
         # parents: more chunks than k, as several chunks of one parent deliver it once; deeper
         # while a query has fewer than k parents and its ranking was cut at the depth
-        depth = k if self._deliver is None else k * PARENT_DEPTH
+        # a budget: at first as many chunks as budget / BUDGET_CHUNK_CHARS, deeper as for parents
+        wanted = k if budget is None else min(k or budget, max(1, budget // BUDGET_CHUNK_CHARS))
+        depth = wanted if deliver is None else wanted * PARENT_DEPTH
         while True:
             if mask is not None and not mask.any():
                 results: list[list] = [[] for _ in queries]
@@ -185,9 +213,9 @@ class Searcher:
                 routes = router.last_routes
             else:
                 results = self.retriever.search_many(queries, depth, None if mask is None else [mask] * len(queries))
-            out = [self._hits(hits, k) for hits in results]
-            if self._deliver is None or depth >= MAX_PARENT_DEPTH or \
-                    all(len(o) == k or len(h) < depth for o, h in zip(out, results)):
+            out = [self._hits(hits, k, deliver, budget) for hits in results]
+            if (deliver is None and budget is None) or depth >= MAX_PARENT_DEPTH or \
+                    all(len(o) == k or _filled(o, budget) or len(h) < depth for o, h in zip(out, results)):
                 break
             depth = min(depth * 4, MAX_PARENT_DEPTH)
         if route and routes is None:  # every document filtered out: the route of an empty catalog
@@ -199,26 +227,60 @@ class Searcher:
             return out[0], (routes[0] if routes is not None else None)
         return out, routes
 
-    def _hits(self, ranked: Sequence[tuple[int, float]], k: int) -> list[Hit]:
-        """The top ``k`` deliveries of a ranking: chunks, or their parents (each parent once)."""
+    def _hits(self, ranked: Sequence[tuple[int, float]], k: int | None, deliver: Callable[[int], object] | None,
+              budget: int | None = None) -> list[Hit]:
+        """The top ``k`` deliveries of a ranking: chunks, or their parents (each parent once);
+        with a ``budget``, those that fit in it (the last cut), each with what it cost."""
         chunks, rows, seen = self.chunks, [], set()
+        context = self._context_at(budget) if budget is not None else None
         for row, score in ranked:
+            if len(rows) == k or (context is not None and context.full):
+                break
             c = chunks.iloc[row]
             section = c["section_path"]
             hit = Hit(rank=len(rows) + 1, chunk_id=c["chunk_id"], doc_id=c["doc_id"], spans=spans_of(c["spans"]),
                       section=" > ".join(list(section)) if section is not None else "",
                       display_text=c["display_text"], score=float(score))
-            if self._deliver is not None:
-                parent = self._deliver(row)
-                key = (parent.doc_id, tuple(map(tuple, parent.spans)))
+            if deliver is not None:
+                d = deliver(row)
+                key = (d.doc_id, tuple(map(tuple, d.spans)))
                 if key in seen:
                     continue
                 seen.add(key)
-                hit.extra = {"delivery": "parent", "matched": {"spans": [list(s) for s in hit.spans],
-                                                                "text": hit.display_text}}
-                hit.spans, hit.display_text = [tuple(s) for s in parent.spans], parent.text
+                if context is not None:
+                    taken = context.take(d)
+                    if taken is None:   # evidence delivered already: costs nothing, adds nothing
+                        continue
+                    hit.extra = {"chars": taken.chars, "cut": taken.cut}
+                    text, spans = taken.text, taken.spans
+                else:
+                    text, spans = d.text, d.spans
+                if self._deliver is not None:   # a parent: say what matched in it
+                    hit.extra = {"delivery": "parent", "matched": {"spans": [list(s) for s in hit.spans],
+                                                                    "text": hit.display_text}, **hit.extra}
+                hit.spans, hit.display_text = [tuple(s) for s in spans], text
             rows.append(hit)
-            if len(rows) == k:
-                break
         return rows
+
+
+@dataclass
+class Taken:
+    """What one delivery adds to a context: its cost, whether the budget cut it, and its text
+    and spans as delivered."""
+    chars: int
+    cut: bool
+    text: str
+    spans: Sequence[tuple[int, int]]
+
+
+class Context(Protocol):
+    """A context of a budget filled one delivery at a time (builders/search.py: the
+    evaluation's assembler)."""
+    full: bool
+
+    def take(self, delivered) -> Taken | None: ...
+
+
+def _filled(hits: Sequence[Hit], budget: int | None) -> bool:
+    return budget is not None and sum(h.extra.get("chars", 0) for h in hits) >= budget
 

@@ -255,8 +255,14 @@ def test_serve_answers_over_http_with_the_retriever_loaded_once(ws):
         assert out["fusion"] == {"dense_weight": 0.05, "names_a_document": False}
         assert get("/search?q=Northwind%20Holdings%20dividend&k=1")["fusion"] == {"dense_weight": 0.25,
                                                                                  "names_a_document": True}
+        # a context budget: the hits that fill it, each with its cost, the last cut
+        filled = get("/search?q=revenue&budget=100")
+        assert filled["budget"] == 100 == filled["chars"] == sum(h["chars"] for h in filled["hits"])
+        assert filled["hits"][-1]["cut"] is True and not any(h["cut"] for h in filled["hits"][:-1])
+        assert [h["chunk_id"] for h in filled["hits"]] == [h.chunk_id for h in searcher.search("revenue", None, budget=100)]
         assert searcher.retriever is loaded  # nothing reloaded per query
-        for path, status in (("/search?k=2", 400), ("/search?q=x&k=0", 400), ("/nope", 404)):
+        for path, status in (("/search?k=2", 400), ("/search?q=x&k=0", 400), ("/search?q=x&budget=0", 400),
+                             ("/search?q=x&budget=lots", 400), ("/search?q=x&k=two", 400), ("/nope", 404)):
             with pytest.raises(urllib.error.HTTPError) as exc:
                 get(path)
             assert exc.value.code == status and "error" in json.loads(exc.value.read())

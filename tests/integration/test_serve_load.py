@@ -42,7 +42,7 @@ class StubSearcher:
     def fusion(self, query):
         return None   # as Searcher.fusion for a retriever that fuses nothing (bm25)
 
-    def search(self, query, k, filters=None):
+    def search(self, query, k, filters=None, budget=None):
         with self._lock:
             self.running += 1
             self.overlapped |= self.running > 1

@@ -68,3 +68,74 @@ def test_a_chunk_set_with_expand_is_searched_as_its_parents(tmp_path, default_co
                  "--units", "--json", *store]) == 0
     hits = json.loads(capsys.readouterr().out)
     assert [h["chunk_id"] for h in hits] == [u.chunk_id for u in units[:2]] and "matched" not in hits[0]
+
+
+BUDGET_CHUNKERS = CHUNKERS + """
+  - {name: plain-h, strategy: fixed, params: {size: 400, overlap: 100}, header: true, dense: false}
+"""
+
+
+def test_a_context_budget_is_filled_as_the_evaluation_fills_it(tmp_path, default_corpus_copy, monkeypatch, capsys):
+    """``budget=N`` returns the hits the evaluation delivers in N characters: parents bounded to
+    a third of N, a header charged once, evidence delivered twice charged once, the last hit
+    cut at the budget — the same spans, hit by hit, as the assembler of the evaluation over
+    the same ranking (evaluation/assembler.py)."""
+    from finchunk_pipeline.evaluation.assembler import deliver, subtract
+    from finchunk_pipeline.evaluation.coverage import union_merged
+    from finchunk_pipeline.evaluation.expander import parent_bound
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    chunkers = tmp_path / "chunkers.yaml"
+    chunkers.write_text(BUDGET_CHUNKERS)
+    store = ["--corpus", str(default_corpus_copy), "--data", str(tmp_path / "store"), "--chunkers", str(chunkers)]
+    assert main(["run", *store, "--out", str(tmp_path / "out"), "--retrievers", "bm25"]) == 0
+    capsys.readouterr()
+    ws = Workspace(Settings().with_paths(str(default_corpus_copy), str(tmp_path / "store"), str(chunkers)))
+
+    for name, budget in (("evidence", 1_500), ("evidence", 700), ("plain-h", 1_000)):
+        searcher = open_searcher(name, "bm25", ws)
+        hits = searcher.search(QUERY, None, budget=budget)
+        # the evaluation's assembler over the same ranking and the same delivery at this budget
+        ranked = searcher.retriever.search_many([QUERY], 500)[0]
+        at = searcher._deliver_at(budget)
+        by_doc, used, _ = deliver([at(row) for row, _ in ranked], budget=budget)
+        assert used == budget == sum(h.extra["chars"] for h in hits)
+        got: dict[str, list] = {}
+        for h in hits:
+            got[h.doc_id] = union_merged(got.get(h.doc_id, []), sorted(h.spans))
+        assert got == by_doc
+        assert [h.extra["cut"] for h in hits] == [False] * (len(hits) - 1) + [True]
+        assert all(len(h.display_text) <= h.extra["chars"] for h in hits if h.extra["cut"])
+        if name == "evidence":   # parents of at most a third of the budget
+            assert all(sum(e - s for s, e in h.spans) <= parent_bound(800, budget) for h in hits)
+            assert all(h.extra["delivery"] == "parent" for h in hits)
+        else:
+            assert all("delivery" not in h.extra for h in hits)
+    # a header is sent once: a later chunk under a header already sent pays for its body only,
+    # and its text leaves the header out
+    searcher = open_searcher("plain-h", "bm25", ws)
+    at = searcher._deliver_at(20_000)
+    rows = {c: i for i, c in enumerate(searcher.chunks["chunk_id"])}
+    sent, again = set(), 0
+    have: dict[str, list] = {}
+    for h in searcher.search(QUERY, None, budget=20_000)[:-1]:
+        d = at(rows[h.chunk_id])
+        new = sum(e - s for s, e in subtract(d.merged, have.get(h.doc_id, [])))   # Markdown: ratio 1
+        have[h.doc_id] = union_merged(have.get(h.doc_id, []), d.merged)
+        if d.header_key in sent:
+            again += 1
+            assert h.extra["chars"] == new and not h.display_text.startswith(d.header)
+        else:
+            assert h.extra["chars"] == len(d.header) + new and h.display_text.startswith(d.header)
+        sent.add(d.header_key)
+    assert again > 0
+
+    # k still caps; the CLI and its JSON say what each hit cost
+    assert len(open_searcher("evidence", "bm25", ws).search(QUERY, 2, budget=100_000)) == 2
+    assert main(["search", QUERY, "--chunk-set", "evidence", "--retriever", "bm25", "--no-route", "--budget", "1500",
+                 "--json", *store]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert sum(h["chars"] for h in cli) == 1_500 and cli[-1]["cut"] is True
+    assert main(["search", QUERY, "--chunk-set", "evidence", "--retriever", "bm25", "--no-route", "--budget", "1500",
+                 *store]) == 0
+    assert "1,500 of 1,500 characters" in capsys.readouterr().out
