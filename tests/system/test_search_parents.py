@@ -25,14 +25,20 @@ chunk_sets:
 QUERY = "revenue by segment"
 
 
-def test_a_chunk_set_with_expand_is_searched_as_its_parents(tmp_path, default_corpus_copy, monkeypatch, capsys):
+def built(chunkers_yaml: str, tmp_path, corpus, monkeypatch, capsys) -> tuple[list[str], Workspace]:
+    """``finchunk run`` (BM25) of the chunk sets of ``chunkers_yaml`` on ``corpus``: the CLI's
+    store options and the workspace."""
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
     chunkers = tmp_path / "chunkers.yaml"
-    chunkers.write_text(CHUNKERS)
-    store = ["--corpus", str(default_corpus_copy), "--data", str(tmp_path / "store"), "--chunkers", str(chunkers)]
+    chunkers.write_text(chunkers_yaml)
+    store = ["--corpus", str(corpus), "--data", str(tmp_path / "store"), "--chunkers", str(chunkers)]
     assert main(["run", *store, "--out", str(tmp_path / "out"), "--retrievers", "bm25"]) == 0
     capsys.readouterr()
-    ws = Workspace(Settings().with_paths(str(default_corpus_copy), str(tmp_path / "store"), str(chunkers)))
+    return store, Workspace(Settings().with_paths(str(corpus), str(tmp_path / "store"), str(chunkers)))
+
+
+def test_a_chunk_set_with_expand_is_searched_as_its_parents(tmp_path, default_corpus_copy, monkeypatch, capsys):
+    store, ws = built(CHUNKERS, tmp_path, default_corpus_copy, monkeypatch, capsys)
 
     units = open_searcher("evidence", "bm25", ws, units=True).search(QUERY, 40)
     parents = open_searcher("evidence", "bm25", ws).search(QUERY, 5)
@@ -84,13 +90,7 @@ def test_a_context_budget_is_filled_as_the_evaluation_fills_it(tmp_path, default
     from finchunk_pipeline.evaluation.coverage import union_merged
     from finchunk_pipeline.evaluation.expander import parent_bound
 
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
-    chunkers = tmp_path / "chunkers.yaml"
-    chunkers.write_text(BUDGET_CHUNKERS)
-    store = ["--corpus", str(default_corpus_copy), "--data", str(tmp_path / "store"), "--chunkers", str(chunkers)]
-    assert main(["run", *store, "--out", str(tmp_path / "out"), "--retrievers", "bm25"]) == 0
-    capsys.readouterr()
-    ws = Workspace(Settings().with_paths(str(default_corpus_copy), str(tmp_path / "store"), str(chunkers)))
+    store, ws = built(BUDGET_CHUNKERS, tmp_path, default_corpus_copy, monkeypatch, capsys)
 
     for name, budget in (("evidence", 1_500), ("evidence", 700), ("plain-h", 1_000)):
         searcher = open_searcher(name, "bm25", ws)
