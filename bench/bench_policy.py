@@ -81,6 +81,22 @@ def cell_recalls(entries: list[dict], retriever: str, mode: str, budget: int) ->
             if e.get("retriever") == retriever and e.get("mode") == mode}
 
 
+def significant_wins(recalls: dict[str, dict[str, float]], names: list[str]) -> dict[str, int]:
+    """{candidate: the candidates it beats minus those that beat it} in one cell, a pair counting
+    only when its paired bootstrap 95% interval (the questions both answered) excludes 0."""
+    names = [n for n in names if n in recalls]
+    wins = {n: 0 for n in names}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            qs = sorted(set(recalls[a]) & set(recalls[b]))
+            _, lo, hi = paired_bootstrap([recalls[a][q] for q in qs], [recalls[b][q] for q in qs])
+            if lo > 0 or hi < 0:
+                winner, loser = (a, b) if lo > 0 else (b, a)
+                wins[winner] += 1
+                wins[loser] -= 1
+    return wins
+
+
 def pp(x: float) -> str:
     return f"{100 * x:+.1f}"
 
@@ -92,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--group", default=None,
                     help="LABEL,LABEL,...: leave one out within these sets only (one document type: e.g. the SEC "
                          "filings), the others reported but never used to choose")
+    ap.add_argument("--vote", choices=("rank", "significant"), default="rank",
+                    help="how a cell ranks the candidates: by mean recall (rank), or by the differences outside "
+                         "the noise only (significant: a candidate's score is the candidates it beats minus those "
+                         "that beat it, a pair counting only when its paired 95%% interval excludes 0)")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--append", action="store_true", help="with --write: add to the file instead of replacing it")
     ap.add_argument("--title", default=None, help="a heading for this table in the file")
@@ -130,7 +150,10 @@ def main(argv: list[str] | None = None) -> int:
                                         for r in runs.values()])
     lines += ["", "## Leave one dev set out: a policy chosen on the other sets, scored on this one", "",
               f"Candidates: the evidence-aware sets stored for every set ({', '.join(sorted(evidence_names))}); "
-              "rank = the candidate's rank by recall among the candidates in a cell; the policy is the best "
+              + ("rank = the candidate's rank by recall among the candidates in a cell; " if args.vote == "rank" else
+                 "rank = the candidate's rank by significant wins in a cell (the candidates it beats minus those that "
+                 "beat it, a pair counting only when its paired 95% interval excludes 0); ")
+              + "the policy is the best "
               "mean rank over the other sets (each set one vote: its cells' mean rank), the plain side the "
               "held-out cell's best plain splitter.", "",
               "| held out | chosen on the others | cell | policy | recall | best plain | recall | gain [95% CI] |",
@@ -147,9 +170,10 @@ def main(argv: list[str] | None = None) -> int:
         for (label, retriever, mode, budget), recalls in table.items():
             if label == held or (group and label not in group):
                 continue
-            means = {n: np.mean(list(recalls[n].values())) for n in sorted(evidence_names) if n in recalls}
-            # rank 1 = the highest recall; tied sets share their mean rank, so no set's rank
-            # depends on the order names come in
+            means = ({n: np.mean(list(recalls[n].values())) for n in sorted(evidence_names) if n in recalls}
+                     if args.vote == "rank" else significant_wins(recalls, sorted(evidence_names)))
+            # rank 1 = the highest recall (the most wins); tied sets share their mean rank, so no
+            # set's rank depends on the order names come in
             for n, rank in zip(means, rankdata([-m for m in means.values()], method="average")):
                 ranks[n].setdefault(label, []).append(float(rank))
         scored = {n: np.mean([np.mean(v) for v in per_set.values()]) for n, per_set in ranks.items() if per_set}

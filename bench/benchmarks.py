@@ -103,6 +103,11 @@ TOPICS = {t.name: t for t in (
         POLICY_RUNS + cells("bm25") + ("--title", "Every dev set, TAT-QA's annual-report pages included, BM25"),
         POLICY_RUNS + cells("bm25-plain") + SEC_GROUP
         + ("--title", "SEC filings, the neutral retriever (bm25-plain: no finance analyzer, no priors)"),
+        POLICY_RUNS + cells("bm25") + SEC_GROUP + ("--vote", "significant", "--title",
+                                                   "SEC filings, BM25, a vote counting only differences outside "
+                                                   "the noise"),
+        POLICY_RUNS + cells("bm25") + ("--vote", "significant", "--title",
+                                       "Every dev set, BM25, a vote counting only differences outside the noise"),
     ), ("financebench_dev", "finqa_dev", "tatqa_dev", "sec_gold")),
     Topic("generated-gold", "generated-gold.md", "bench_generated_gold.py", (
         ("--title", "sec_html_dev's generated gold against financebench_dev's human questions (complete 10-K/10-Qs)",
