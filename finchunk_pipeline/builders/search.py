@@ -21,9 +21,21 @@ SEARCH_COLUMNS = ["chunk_id", "doc_id", "spans", "section_path", "display_text"]
 PARENT_COLUMNS = ["view_spans", "embedding_text", "source_text"]  # what delivering a parent reads
 
 
-def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
+def declared_configs(ws: Workspace) -> list:
+    """The chunker config's chunk sets, or [] when it cannot be read (missing or invalid:
+    stored versions are still searched by their version name)."""
+    from ..chunk_sets import load_chunker_configs
+
+    try:
+        return load_chunker_configs(ws.settings.chunkers_file)
+    except (OSError, ValueError):
+        return []
+
+
+def resolve_chunk_set(ws: Workspace, chunk_set: str, configs: list | None = None) -> str:
     """A chunk-set version name, or a name from the chunker config (-> its declared version;
-    if the config cannot be read, the most recently built version of that name)."""
+    if the config cannot be read, the most recently built version of that name). ``configs``:
+    the config's chunk sets when already read (declared_configs)."""
     try:
         if ws.chunks.manifest(chunk_set) is not None:
             return chunk_set
@@ -31,15 +43,10 @@ def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
         raise ValueError(f"invalid chunk set name {chunk_set!r}") from None
     built = sorted((p for p in ws.chunks.root.glob("*") if (p / "manifest.json").exists()),
                    key=lambda p: (p / "manifest.json").stat().st_mtime) if ws.chunks.root.exists() else []
-    try:
-        from ..chunk_sets import load_chunker_configs
-
-        configs = {c.name: c for c in load_chunker_configs(ws.settings.chunkers_file)}
-    except ValueError:
-        configs = {}
-    if chunk_set in configs:
-        version = configs[chunk_set].version_name
-        if ws.chunks.manifest(configs[chunk_set].chunks_version_name) is None:
+    by_name = {c.name: c for c in (declared_configs(ws) if configs is None else configs)}
+    if chunk_set in by_name:
+        version = by_name[chunk_set].version_name
+        if ws.chunks.manifest(by_name[chunk_set].chunks_version_name) is None:
             raise ValueError(f"chunk set {chunk_set!r} ({version}) is not built under {ws.root}: run `finchunk run` first")
         return version
     same_name = [p.name for p in built if p.name.rsplit("-", 1)[0] == chunk_set]
@@ -48,33 +55,25 @@ def resolve_chunk_set(ws: Workspace, chunk_set: str) -> str:
     raise ValueError(f"unknown chunk set {chunk_set!r}; built: {[p.name for p in built]}")
 
 
-def _chunks_version(ws: Workspace, version: str) -> str:
+def _declared(configs: list, version: str):
+    return next((c for c in configs if c.version_name == version), None)
+
+
+def _chunks_version(ws: Workspace, version: str, configs: list) -> str:
     """Where a chunk-set version's chunks are stored: under the version itself, or, for an
     enriched version, under its chunking-only version (chunk_sets.py)."""
     if ws.chunks.manifest(version) is not None:
         return version
-    try:
-        from ..chunk_sets import load_chunker_configs
-
-        for c in load_chunker_configs(ws.settings.chunkers_file):
-            if c.version_name == version:
-                return c.chunks_version_name
-    except ValueError:
-        pass
-    return version
+    c = _declared(configs, version)
+    return c.chunks_version_name if c is not None else version
 
 
-def declared_expand(ws: Workspace, version: str) -> int:
+def declared_expand(ws: Workspace, version: str, configs: list | None = None) -> int:
     """The ``expand`` of the chunk set a version belongs to, as the chunker config declares it
     (0 when the config does not name that version: an older or foreign version is searched
     as chunks)."""
-    from ..chunk_sets import load_chunker_configs
-
-    try:
-        configs = load_chunker_configs(ws.settings.chunkers_file)
-    except (OSError, ValueError):
-        return 0
-    return next((c.expand for c in configs if c.version_name == version), 0)
+    c = _declared(declared_configs(ws) if configs is None else configs, version)
+    return c.expand if c is not None else 0
 
 
 def _read_manifest(ws: Workspace, read_already: pd.DataFrame | None = None) -> Callable[[str], pd.DataFrame]:
@@ -98,7 +97,8 @@ def open_searcher(chunk_set: str, retriever: str = "hybrid", workspace: Workspac
     ws = workspace or Workspace(Settings())
     if retriever not in retriever_names():
         raise ValueError(f"unknown retriever {retriever!r}; known: {retriever_names()}")
-    version = resolve_chunk_set(ws, chunk_set)
+    configs = declared_configs(ws)   # read once: the version, its chunks and its expand
+    version = resolve_chunk_set(ws, chunk_set, configs)
     index_dir = ws.index_dir(version)
     if not index_exists(retriever, index_dir):
         raise ValueError(f"no {retriever} index for {version} under {index_dir} "
@@ -108,18 +108,19 @@ def open_searcher(chunk_set: str, retriever: str = "hybrid", workspace: Workspac
         if problem:
             raise ValueError(f"the {part} index of {version} is damaged: {problem}; "
                              "run `finchunk run` to build it again")
-    expand = 0 if units else declared_expand(ws, version)
+    expand = 0 if units else declared_expand(ws, version, configs)
     # what delivering reads (a parent's spans, a header's length) is read by every searcher:
     # a context budget charges headers whether or not the set expands
-    chunks = ws.chunks.read(_chunks_version(ws, version), columns=SEARCH_COLUMNS + PARENT_COLUMNS)
+    chunks = ws.chunks.read(_chunks_version(ws, version, configs), columns=SEARCH_COLUMNS + PARENT_COLUMNS)
     # the parsed manifest, read once: hybrid's per-query weights now, filters and routing later
     manifest = pd.read_parquet(ws.manifest_path) if ws.manifest_path.exists() else None
+    # the routing catalog, built once: hybrid's per-query weights and the router's routes
+    catalog = Catalog.from_frame(manifest) if manifest is not None else None
     loaded = load_retriever(retriever, index_dir, LoadRequest(
-        chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None,
-        catalog=Catalog.from_frame(manifest) if manifest is not None else None))
+        chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None, catalog=catalog))
     deliver_at = budget_delivery(ws, chunks, expand)
     return Searcher(version, retriever, loaded, chunks, _read_manifest(ws, manifest),
-                    deliver_at(None) if expand else None, deliver_at, BudgetContext)
+                    deliver_at(None) if expand else None, deliver_at, BudgetContext, catalog)
 
 
 class BudgetContext:

@@ -130,7 +130,7 @@ class Searcher:
     def __init__(self, version: str, retriever_name: str, retriever, chunks: pd.DataFrame,
                  read_manifest: Callable[[str], pd.DataFrame], deliver: Callable[[int], object] | None = None,
                  deliver_at: Callable[[int], Callable[[int], object]] | None = None,
-                 context_at: Callable[[int], "Context"] | None = None):
+                 context_at: Callable[[int], "Context"] | None = None, catalog=None):
         """``chunks``: the chunk set's chunk_id, doc_id, spans, section_path, display_text in
         row order; ``read_manifest(need)``: the parsed manifest, read when filters or routing
         first need it (``need`` says which, for the error when it is missing); ``deliver``: what
@@ -138,13 +138,16 @@ class Searcher:
         chunk set's bounded parent), None for the chunk; ``deliver_at(budget)``: what a row
         delivers in a context of ``budget`` characters (the evaluation's delivery at that
         budget) and ``context_at(budget)`` an empty such context (``Context``: the evaluation's
-        assembler, builders/search.py), None when this searcher fills no budget."""
+        assembler, builders/search.py), None when this searcher fills no budget; ``catalog``:
+        the routing catalog of the manifest when already built (hybrid's), else built on first
+        routing."""
         self.version, self.retriever_name, self.retriever, self.chunks = version, retriever_name, retriever, chunks
         self._read_manifest = read_manifest
         self._deliver = deliver
         self._deliver_at, self._context_at = deliver_at, context_at
         self._manifest: pd.DataFrame | None = None
         self._router = None      # the router over every document (routing/search.py), built on first use
+        self._catalog = catalog
 
     def manifest(self, need: str = "filters need") -> pd.DataFrame:
         if self._manifest is None:
@@ -159,7 +162,8 @@ class Searcher:
         manifest = self.manifest("routing needs (or turn it off)")
         if mask is None:
             if self._router is None:
-                self._router = Router(Catalog.from_frame(manifest), self.chunks["doc_id"].tolist())
+                catalog = self._catalog if self._catalog is not None else Catalog.from_frame(manifest)
+                self._router = Router(catalog, self.chunks["doc_id"].tolist())
             return self._router
         allowed = set(self.chunks["doc_id"][mask])
         return Router(Catalog.from_frame(manifest[manifest["doc_id"].isin(allowed)]), self.chunks["doc_id"].tolist())

@@ -304,3 +304,18 @@ def test_serve_command_binds_localhost_and_stops_on_sigterm(ws, tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_a_searcher_builds_the_routing_catalog_once(ws, monkeypatch):
+    """Hybrid's per-query weights and the router read one catalog of the manifest, built when
+    the searcher opens (the router used to build its own on the first routed query)."""
+    from finchunk_pipeline.builders.search import open_searcher
+    from finchunk_pipeline.routing import Catalog
+
+    built = []
+    real = Catalog.from_frame.__func__
+    monkeypatch.setattr(Catalog, "from_frame", classmethod(lambda cls, frame: built.append(1) or real(cls, frame)))
+    searcher = open_searcher(VERSION, "hybrid", ws)
+    assert len(built) == 1
+    hits, route = searcher.search_with_route("Northwind dividend", 2, route=True)
+    assert route is not None and hits and len(built) == 1
