@@ -7,16 +7,17 @@ whole). This bench delivers the same rankings with parents of up to ``budget / s
 characters instead (share 3: at least three pieces of evidence fit), and asks whether that
 wins where the share was not chosen:
 
-- per corpus and cell, the set at its own bound and at each share (BM25, the stored index,
-  the evaluation's own delivery and budget rule: at its own bound it must reproduce the
-  stored evaluation exactly, and the page says whether it does);
+- per corpus and cell, the set at its own bound and at each share (the cell's retriever —
+  BM25 unless the cell names another, e.g. hybrid — over the stored index, loaded as the
+  evaluation loads it, the evaluation's own delivery and budget rule: at its own bound it must
+  reproduce the stored evaluation exactly, and the page says whether it does);
 - the best evidence-aware vs the best plain splitter, in sample and out of fold by document
   (evaluation/out_of_fold.py), with the share variants among the evidence-aware candidates;
 - the share chosen leave-one-corpus-out (best mean rank over the other corpora's cells) and
   scored on the held-out corpus against its best plain splitter.
 
     python bench/bench_parent_share.py --run financebench_dev=../shared/devdata/financebench_dev:/tmp/fb/store \\
-        --cell financebench_dev=bm25/filtered/2000 ... [--set evidence] [--shares 2,2.5,3,4] [--capped] \\
+        --cell financebench_dev=bm25/filtered/2000 --cell financebench_dev=hybrid/filtered/2000 ... [--set evidence] [--shares 2,2.5,3,4] [--capped] \\
         [--chunkers data/chunkers-peers.yaml] [--title T] [--write [--append]]
 
 With ``--capped`` the parents are min(the set's own bound, budget / share): what the pipeline
@@ -29,6 +30,7 @@ import argparse
 import os
 import sys
 from collections import defaultdict
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +41,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from finchunk_pipeline import load_retriever  # noqa: E402
 from finchunk_pipeline.builders.evaluation import document_reader  # noqa: E402
-from finchunk_pipeline.builders.evaluation_report import stored_evaluations  # noqa: E402
 from finchunk_pipeline.chunk_sets import load_chunker_configs  # noqa: E402
 from finchunk_pipeline.corpus import load_corpus  # noqa: E402
 from finchunk_pipeline.evaluation.budget import score_budgets  # noqa: E402
@@ -50,13 +51,15 @@ from finchunk_pipeline.evaluation.out_of_fold import Side, compare_out_of_fold, 
 from finchunk_pipeline.evaluation.retrieval import delivery, gold_spans, question_languages  # noqa: E402
 from finchunk_pipeline.evaluation.retriever_modes import CHUNK_COLUMNS  # noqa: E402
 from finchunk_pipeline.index.registry import LoadRequest  # noqa: E402
+from finchunk_pipeline.routing import Catalog  # noqa: E402
 from finchunk_pipeline.settings import Settings  # noqa: E402
 from finchunk_pipeline.storage.workspace import Workspace  # noqa: E402
 
 from _docs import command, section, write_page  # noqa: E402
+from bench_policy import stored_entries  # noqa: E402
 
 OUT = ROOT / "docs" / "benchmarks" / "parent-share.md"
-RETRIEVER = "bm25"
+RETRIEVER = "bm25"   # a cell's retriever when it names none
 DEPTH = 100
 
 
@@ -78,23 +81,42 @@ class Run:
         self.ws = Workspace(settings)
         self.configs = load_chunker_configs(settings.chunkers_file)
         self.corpus = load_corpus(self.ws.corpus_dir)
-        self.stored = stored_evaluations(self.ws, self.configs, HUMAN).entries
+        # every stored evaluation by chunk-set name, whatever version named its folder (as
+        # bench_policy.py reads them): a peer set's version names its library's version, so
+        # reading by the declared versions would drop, say, the Unstructured sets whenever
+        # Unstructured is not installed here — and the best plain splitter with them
+        by_name = stored_entries(corpus, data, HUMAN)
+        missing = sorted(c.name for c in self.configs if c.name not in by_name)
+        if missing:
+            print(f"{corpus}: no stored evaluation of {len(missing)} declared chunk sets: {', '.join(missing)}",
+                  file=sys.stderr)
+        self.stored = [e for c in self.configs for e in by_name.get(c.name, [])]
         qs = self.corpus.questions.to_dict("records")
         self.questions = [q for q in qs if q["gold_passages"] is not None and len(q["gold_passages"])]
         self.gold = gold_spans(self.corpus.passages)
         self.question_docs = {q["question_id"]: list(q["doc_ids"])[0] for q in self.questions
                               if q["doc_ids"] is not None and len(q["doc_ids"])}
 
-    def entries(self, mode: str) -> list[dict]:
-        return [e for e in self.stored if e.get("retriever") == RETRIEVER and e.get("mode") == mode]
+    def entries(self, retriever: str, mode: str) -> list[dict]:
+        return [e for e in self.stored if e.get("retriever") == retriever and e.get("mode") == mode]
 
-    def recalls(self, name: str, cells: list[tuple[str, int]], shares: list[float], capped: bool = False) -> dict:
-        """{(mode, budget): {share or None (own bound): {question id: recall}}} for chunk set ``name``."""
+    def load(self, retriever: str, version: str, chunks):
+        """The stored ``retriever`` of a chunk-set version, loaded as the evaluation loads it
+        (builders/evaluation.py: the run's embedding cache and backend, the corpus's routing
+        catalog for hybrid's per-query weights)."""
+        settings = self.ws.settings
+        catalog = Catalog.from_parquet(self.ws.manifest_path) if self.ws.manifest_path.exists() else None
+        return load_retriever(retriever, self.ws.index_dir(version), LoadRequest(
+            chunks, None, settings.embeddings_dir, embed_backend=settings.embed_backend or None, catalog=catalog))
+
+    def recalls(self, name: str, cells: list[tuple[str, str, int]], shares: list[float], capped: bool = False) -> dict:
+        """{(retriever, mode, budget): {share or None (own bound): {question id: recall}}} for chunk set ``name``."""
         cfg = next(c for c in self.configs if c.name == name)
         if not cfg.expand:
             raise SystemExit(f"{name}: no expand (a small-to-big set is needed)")
         chunks = self.ws.chunks.read(cfg.chunks_version_name, columns=CHUNK_COLUMNS)
-        reader = document_reader(self.ws.manifest_path, self.ws.blocks)
+        # one read per document, shared by the expanders of every bound
+        reader = lru_cache(maxsize=None)(document_reader(self.ws.manifest_path, self.ws.blocks))
         deliveries = {}
 
         def deliver_at(bound: int):
@@ -102,19 +124,19 @@ class Run:
                 deliveries[bound] = delivery(chunks, parent_expander(chunks, reader, bound))
             return deliveries[bound]
 
-        retriever = load_retriever(RETRIEVER, self.ws.index_dir(cfg.version_name), LoadRequest(chunks))
-        langs = question_languages(retriever, self.questions)
         doc_ids = chunks["doc_id"].to_numpy()
         out: dict = {}
-        for mode in dict.fromkeys(m for m, _ in cells):
+        for retriever_name, mode in dict.fromkeys((r, m) for r, m, _ in cells):
+            retriever = self.load(retriever_name, cfg.version_name, chunks)
+            langs = question_languages(retriever, self.questions)
             allowed = ([np.isin(doc_ids, list(q["doc_ids"])) for q in self.questions] if mode == "filtered"
                        else None)
             hits = retriever.search_many([q["question"] for q in self.questions], DEPTH, allowed,
                                          **({"languages": langs} if langs else {}))
-            for m, budget in cells:
-                if m != mode:
+            for r, m, budget in cells:
+                if (r, m) != (retriever_name, mode):
                     continue
-                cell = out.setdefault((mode, budget), {})
+                cell = out.setdefault((r, mode, budget), {})
                 for share in [None, *shares]:
                     deliver = deliver_at(cfg.expand if share is None else
                                          parent_bound(budget, share, cfg.expand if capped else None))
@@ -169,9 +191,14 @@ def choose_share(votes: list[dict[float, float]], shares: list[float]) -> float:
     return min(shares, key=lambda s: (np.mean([v[s] for v in votes]), s))
 
 
-def sides_with(run: Run, mode: str, budget: int, extra: dict[str, dict[str, float]]) -> tuple[Side, Side]:
+def cell_name(retriever: str, mode: str, budget: int) -> str:
+    return f"{'' if retriever == RETRIEVER else retriever + '/'}{mode} @{budget:,}"
+
+
+def sides_with(run: Run, retriever: str, mode: str, budget: int,
+               extra: dict[str, dict[str, float]]) -> tuple[Side, Side]:
     ev, pl = Side("evidence", dict(extra)), Side("plain", {})
-    for e in run.entries(mode):
+    for e in run.entries(retriever, mode):
         side = {"evidence": ev, "plain": pl}.get(e.get("family") or "")
         if side is not None:
             side.recalls[e["name"]] = per_question(e, budget)
@@ -181,7 +208,7 @@ def sides_with(run: Run, mode: str, budget: int, extra: dict[str, dict[str, floa
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", action="append", required=True, help="NAME=CORPUS:DATA (a stored `finchunk run`)")
-    ap.add_argument("--cell", action="append", required=True, help="NAME=[bm25/]MODE/BUDGET")
+    ap.add_argument("--cell", action="append", required=True, help="NAME=[RETRIEVER/]MODE/BUDGET (default bm25)")
     ap.add_argument("--chunkers", default="data/chunkers-peers.yaml")
     ap.add_argument("--set", default="evidence", help="the small-to-big chunk set whose parents are resized")
     ap.add_argument("--shares", default="2,2.5,3,4")
@@ -197,25 +224,25 @@ def main(argv: list[str] | None = None) -> int:
         name, _, paths = spec.partition("=")
         corpus, _, data = paths.rpartition(":")
         runs[name] = Run(corpus, data, args.chunkers)
-    cells: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    cells: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
     for spec in args.cell:
         name, _, cell = spec.partition("=")
         *retriever, mode, budget = cell.split("/")
-        if retriever not in ([], [RETRIEVER]):
-            raise SystemExit(f"--cell {spec}: only {RETRIEVER} is measured here")
-        cells[name].append((mode, int(budget)))
+        cells[name].append((retriever[0] if retriever else RETRIEVER, mode, int(budget)))
+    retrievers = sorted({r for cs in cells.values() for r, _, _ in cs})
 
     recalls = {name: runs[name].recalls(args.set, cells[name], shares, args.capped) for name in runs}
     how = "min(own bound, budget / share)" if args.capped else "budget / share"
-    lines = [f"### `{args.set}` at its own bound and with parents of {how} (BM25)", "",
+    label = "BM25" if retrievers == [RETRIEVER] else ", ".join(retrievers)
+    lines = [f"### `{args.set}` at its own bound and with parents of {how} ({label})", "",
              "| corpus | cell | own bound | " + " | ".join(f"budget/{s:g}" for s in shares)
              + " | the stored evaluation is |", "|---|---|---:|" + "---:|" * len(shares) + "---|"]
     for name, run in runs.items():
-        stored = {e["mode"]: e for e in run.entries("filtered") + run.entries("global") if e["name"] == args.set}
-        for (mode, budget), by_share in recalls[name].items():
-            lines.append(f"| {name} | {mode} @{budget:,} | {pct(mean(by_share[None]))} | "
+        for (retriever, mode, budget), by_share in recalls[name].items():
+            stored = next((e for e in run.entries(retriever, mode) if e["name"] == args.set), None)
+            lines.append(f"| {name} | {cell_name(retriever, mode, budget)} | {pct(mean(by_share[None]))} | "
                          + " | ".join(pct(mean(by_share[s])) for s in shares)
-                         + f" | {stored_is(stored.get(mode), budget, by_share, shares, args.capped)} |")
+                         + f" | {stored_is(stored, budget, by_share, shares, args.capped)} |")
 
     lines += ["", "### Best evidence-aware vs best plain splitter, the share variants among the evidence-aware "
               "candidates", "",
@@ -224,18 +251,18 @@ def main(argv: list[str] | None = None) -> int:
               "| corpus | cell | without the variants: in sample / out of fold | with them: in sample | gain [95% CI] "
               "| out of fold | gain [95% CI] | chosen per fold (evidence-aware) |", "|---|---|---|---|---|---|---|---|"]
     for name, run in runs.items():
-        for (mode, budget), by_share in recalls[name].items():
-            a0, b0 = sides_with(run, mode, budget, {})
+        for (retriever, mode, budget), by_share in recalls[name].items():
+            a0, b0 = sides_with(run, retriever, mode, budget, {})
             r0 = compare_out_of_fold(a0, b0, run.question_docs)
             extra = {variant(args.set, s, args.capped): by_share[s] for s in shares}
-            a1, b1 = sides_with(run, mode, budget, extra)
+            a1, b1 = sides_with(run, retriever, mode, budget, extra)
             r1 = compare_out_of_fold(a1, b1, run.question_docs)
             if r0 is None or r1 is None:
-                lines.append(f"| {name} | {mode} @{budget:,} | – | | | | | |")
+                lines.append(f"| {name} | {cell_name(retriever, mode, budget)} | – | | | | | |")
                 continue
             i, o = r1["in_sample"], r1["out_of_fold"]
             chosen = "; ".join(c["a"] for c in o["chosen"])
-            lines.append(f"| {name} | {mode} @{budget:,} | {pp(r0['in_sample']['gain'])} / "
+            lines.append(f"| {name} | {cell_name(retriever, mode, budget)} | {pp(r0['in_sample']['gain'])} / "
                          f"{pp(r0['out_of_fold']['gain'])} [{pp(r0['out_of_fold']['ci_low'])}, "
                          f"{pp(r0['out_of_fold']['ci_high'])}] | {i['a']} {pct(i['a_recall'])} vs {i['b']} "
                          f"{pct(i['b_recall'])} | {pp(i['gain'])} [{pp(i['ci_low'])}, {pp(i['ci_high'])}] | "
@@ -252,14 +279,14 @@ def main(argv: list[str] | None = None) -> int:
         if not others:
             continue
         share = choose_share([mean_ranks(recalls[n], shares) for n in others], shares)
-        for (mode, budget), by_share in recalls[name].items():
-            _, plain = sides_with(run, mode, budget, {})
+        for (retriever, mode, budget), by_share in recalls[name].items():
+            _, plain = sides_with(run, retriever, mode, budget, {})
             qs = sorted(by_share[share])
             best = plain.best(qs)
             a = [by_share[share][q] for q in qs]
             g, lo, hi = paired_bootstrap(a, [plain.recalls[best].get(q, 0.0) for q in qs])
             g2, lo2, hi2 = paired_bootstrap(a, [by_share[None][q] for q in qs])
-            lines.append(f"| {name} | {share:g} | {mode} @{budget:,} | {pct(mean(by_share[share]))} | "
+            lines.append(f"| {name} | {share:g} | {cell_name(retriever, mode, budget)} | {pct(mean(by_share[share]))} | "
                          f"{pct(mean(by_share[None]))} | {best} {pct(mean({q: plain.recalls[best].get(q, 0.0) for q in qs}))} | "
                          f"{pp(g)} [{pp(lo)}, {pp(hi)}] | {pp(g2)} [{pp(lo2)}, {pp(hi2)}] |")
     table = "\n".join(lines) + "\n"

@@ -36,3 +36,8 @@ def test_ranks_per_cell_and_the_share_with_the_best_mean_rank_over_the_other_cor
     # each corpus is one vote however many cells it has; a tie goes to the smaller share
     c = {("global", 1500): cell(s2=0.9, s3=0.1, s4=0.5)}   # mean ranks 2, 2, 2 with b
     assert bench.choose_share([bench.mean_ranks(c, shares), bench.mean_ranks(b, shares)], shares) == 2.0
+
+
+def test_a_cell_names_its_retriever_only_when_it_is_not_bm25():
+    assert bench.cell_name("bm25", "filtered", 2000) == "filtered @2,000"   # the page as it was
+    assert bench.cell_name("hybrid", "global", 1500) == "hybrid/global @1,500"
