@@ -51,7 +51,7 @@ def restricted(corpus: str, data: str, chunkers: str | None, report: dict, docs:
     ``docs`` only when given (both question sets on the same documents)."""
     from finchunk_pipeline.chunk_sets import load_chunker_configs
     from finchunk_pipeline.corpus import load_corpus
-    from finchunk_pipeline.builders.evaluation_report import stored_evaluations
+    from _stored import declared_entries
     from finchunk_pipeline.evaluation.out_of_fold import per_question
     from finchunk_pipeline.settings import Settings
     from finchunk_pipeline.storage.workspace import Workspace
@@ -63,7 +63,7 @@ def restricted(corpus: str, data: str, chunkers: str | None, report: dict, docs:
     q = load_corpus(corpus).questions if gold == "human" else GoldFiles(ws.generated_gold_dir).read()[0]
     keep = {qid for qid, d in zip(q["question_id"], q["doc_ids"])
             if d is not None and len(d) and (docs is None or set(d) <= docs)}
-    entries = stored_evaluations(ws, load_chunker_configs(settings.chunkers_file), gold).entries
+    entries = declared_entries(corpus, data, gold, load_chunker_configs(settings.chunkers_file))  # by name
 
     def fn(retriever, mode, budget):
         out = {}

@@ -24,13 +24,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 from finchunk_pipeline.chunk_sets import load_chunker_configs  # noqa: E402
 from finchunk_pipeline.corpus import load_corpus  # noqa: E402
 from finchunk_pipeline.evaluation.chunk_set import HUMAN  # noqa: E402
-from finchunk_pipeline.builders.evaluation_report import stored_evaluations  # noqa: E402
 from finchunk_pipeline.evaluation.out_of_fold import FOLDS, compare_out_of_fold, sides  # noqa: E402
 from finchunk_pipeline.storage.gold import GoldFiles  # noqa: E402
 from finchunk_pipeline.settings import Settings  # noqa: E402
 from finchunk_pipeline.storage.workspace import Workspace  # noqa: E402
 
 from _docs import command, provenance, write_page  # noqa: E402
+from _stored import declared_entries  # noqa: E402
 
 DEFAULT_CELLS = "bm25/global/1500,bm25/filtered/2000,bm25/filtered/5000,bm25/global/5000"
 OUT = ROOT / "docs" / "benchmarks" / "out-of-fold.md"
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings.from_env(os.environ).with_paths(corpus=args.corpus, data=args.data, chunkers=args.chunkers)
     ws = Workspace(settings)
     configs = load_chunker_configs(settings.chunkers_file)
-    stored = stored_evaluations(ws, configs, args.gold)
+    entries = declared_entries(args.corpus, args.data, args.gold, configs)   # by name (_stored.py)
     qdocs = question_documents(ws, args.gold)
     label = args.label or f"{Path(args.corpus).name} ({args.gold} questions)"
     lines = [f"### {label}", "",
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
              "|---|---|---|---|---|---|---|---|"]
     for cell in args.cells.split(","):
         retriever, mode, budget = cell.split("/")
-        a, b = sides(stored.entries, retriever, mode, int(budget), family)
+        a, b = sides(entries, retriever, mode, int(budget), family)
         result = compare_out_of_fold(a, b, qdocs, k=args.folds)
         if result is None:
             lines.append(f"| {cell} | – | not evaluated | | | | | |")

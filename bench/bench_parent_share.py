@@ -56,7 +56,7 @@ from finchunk_pipeline.settings import Settings  # noqa: E402
 from finchunk_pipeline.storage.workspace import Workspace  # noqa: E402
 
 from _docs import command, section, write_page  # noqa: E402
-from bench_policy import stored_entries  # noqa: E402
+from _stored import declared_entries  # noqa: E402
 
 OUT = ROOT / "docs" / "benchmarks" / "parent-share.md"
 RETRIEVER = "bm25"   # a cell's retriever when it names none
@@ -81,16 +81,7 @@ class Run:
         self.ws = Workspace(settings)
         self.configs = load_chunker_configs(settings.chunkers_file)
         self.corpus = load_corpus(self.ws.corpus_dir)
-        # every stored evaluation by chunk-set name, whatever version named its folder (as
-        # bench_policy.py reads them): a peer set's version names its library's version, so
-        # reading by the declared versions would drop, say, the Unstructured sets whenever
-        # Unstructured is not installed here — and the best plain splitter with them
-        by_name = stored_entries(corpus, data, HUMAN)
-        missing = sorted(c.name for c in self.configs if c.name not in by_name)
-        if missing:
-            print(f"{corpus}: no stored evaluation of {len(missing)} declared chunk sets: {', '.join(missing)}",
-                  file=sys.stderr)
-        self.stored = [e for c in self.configs for e in by_name.get(c.name, [])]
+        self.stored = declared_entries(corpus, data, HUMAN, self.configs)   # by name (_stored.py)
         qs = self.corpus.questions.to_dict("records")
         self.questions = [q for q in qs if q["gold_passages"] is not None and len(q["gold_passages"])]
         self.gold = gold_spans(self.corpus.passages)

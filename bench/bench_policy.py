@@ -23,7 +23,6 @@ stored by both. A cell is LABEL=retriever/mode/budget.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -35,33 +34,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from finchunk_pipeline.corpus import load_corpus  # noqa: E402
-from finchunk_pipeline.evaluation.chunk_set import evaluation_file  # noqa: E402
 from finchunk_pipeline.evaluation.compare import paired_bootstrap  # noqa: E402
 from finchunk_pipeline.evaluation.out_of_fold import compare_out_of_fold, per_question, sides  # noqa: E402
 from finchunk_pipeline.storage.gold import GoldFiles  # noqa: E402
 from finchunk_pipeline.storage.workspace import corpus_key  # noqa: E402
 
 from _docs import command, section, write_page  # noqa: E402
+from _stored import stored_entries  # noqa: E402
 
 OUT = ROOT / "docs" / "benchmarks" / "policy.md"
-
-
-def stored_entries(corpus: str, data: str, gold: str) -> dict[str, list[dict]]:
-    """{chunk set name: its evaluation entries} of every evaluation stored for ``corpus`` in
-    the data root (the newest file per name), whatever code version named its folder."""
-    root = Path(data) / "corpora" / corpus_key(Path(corpus)) / "evaluations"
-    newest: dict[str, tuple[float, list[dict]]] = {}
-    for f in root.glob(f"*/{evaluation_file(gold)}"):
-        try:
-            payload = json.loads(f.read_text())
-        except (OSError, ValueError):
-            continue
-        entries = [e for e in payload.get("entries") or [] if e.get("per_question")]
-        if entries:
-            name = entries[0]["name"]
-            if name not in newest or f.stat().st_mtime > newest[name][0]:
-                newest[name] = (f.stat().st_mtime, entries)
-    return {n: e for n, (_, e) in newest.items()}
 
 
 def question_documents(corpus: str, data: str, gold: str) -> dict[str, str]:
