@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from finchunk_pipeline import Settings, Workspace
 from finchunk_pipeline.builders.evaluation import document_reader
 from finchunk_pipeline.builders.search import open_searcher, resolve_chunk_set
 from finchunk_pipeline.chunking.expand import expand_chunk
 from finchunk_pipeline.cli import main
+from finchunk_pipeline.corpus import load_corpus
 from finchunk_pipeline.types.chunks import spans_of
 
 CHUNKERS = """
@@ -85,19 +88,26 @@ def test_a_context_budget_is_filled_as_the_evaluation_fills_it(tmp_path, default
     """``budget=N`` returns the hits the evaluation delivers in N characters: parents bounded to
     a third of N, a header charged once, evidence delivered twice charged once, the last hit
     cut at the budget — the same spans, hit by hit, as the assembler of the evaluation over
-    the same ranking (evaluation/assembler.py)."""
-    from finchunk_pipeline.evaluation.assembler import deliver, subtract
+    the same ranking (evaluation/assembler.py) — and, for every question of the corpus, the
+    recall the stored evaluation reports at that budget."""
+    from finchunk_pipeline.evaluation.assembler import deliver, retrieved_count, subtract
     from finchunk_pipeline.evaluation.coverage import union_merged
-    from finchunk_pipeline.evaluation.expander import parent_bound
+    from finchunk_pipeline.evaluation.expander import parent_bound, parent_expander
+    from finchunk_pipeline.evaluation.retrieval import delivery, gold_spans
 
     store, ws = built(BUDGET_CHUNKERS, tmp_path, default_corpus_copy, monkeypatch, capsys)
+    chunks = ws.chunks.read(resolve_chunk_set(ws, "evidence"))
+    # the evaluation's own delivery, built here, not asked of the searcher
+    own = parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), 800)
+    evaluation_delivery = {"evidence": lambda b: delivery(chunks, own.at(b)),
+                           "plain-h": lambda b: delivery(ws.chunks.read(resolve_chunk_set(ws, "plain-h")))}
 
     for name, budget in (("evidence", 1_500), ("evidence", 700), ("plain-h", 1_000)):
         searcher = open_searcher(name, "bm25", ws)
         hits = searcher.search(QUERY, None, budget=budget)
-        # the evaluation's assembler over the same ranking and the same delivery at this budget
+        # the evaluation's assembler over the same ranking and the evaluation's delivery at this budget
         ranked = searcher.retriever.search_many([QUERY], 500)[0]
-        at = searcher._deliver_at(budget)
+        at = evaluation_delivery[name](budget)
         by_doc, used, _ = deliver([at(row) for row, _ in ranked], budget=budget)
         assert used == budget == sum(h.extra["chars"] for h in hits)
         got: dict[str, list] = {}
@@ -111,6 +121,24 @@ def test_a_context_budget_is_filled_as_the_evaluation_fills_it(tmp_path, default
             assert all(h.extra["delivery"] == "parent" for h in hits)
         else:
             assert all("delivery" not in h.extra for h in hits)
+    # every question of the corpus: the recall of what search delivers at 1,500 is the recall
+    # the stored evaluation reports for it (BM25, global)
+    corpus = load_corpus(default_corpus_copy)
+    gold = gold_spans(corpus.passages)
+    stored = json.loads((ws.evaluation_dir(resolve_chunk_set(ws, "evidence")) / "evaluation.json").read_text())
+    entry = next(e for e in stored["entries"] if e["retriever"] == "bm25" and e["mode"] == "global")
+    evaluated = dict(zip(entry["per_question"]["ids"], entry["per_question"]["recall"]["1500"]))
+    searcher = open_searcher("evidence", "bm25", ws)
+    searched = {}
+    for q in corpus.questions.to_dict("records"):
+        if q["question_id"] in evaluated:
+            merged: dict[str, list] = {}
+            for h in searcher.search(q["question"], None, budget=1_500):
+                merged[h.doc_id] = union_merged(merged.get(h.doc_id, []), sorted(h.spans))
+            g = [gold[p] for p in q["gold_passages"]]
+            searched[q["question_id"]] = retrieved_count(g, merged) / len(g)
+    assert len(searched) > 50 and searched == pytest.approx(evaluated)
+
     # a header is sent once: a later chunk under a header already sent pays for its body only,
     # and its text leaves the header out
     searcher = open_searcher("plain-h", "bm25", ws)
