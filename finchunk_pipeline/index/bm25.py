@@ -4,6 +4,15 @@ rank_bm25 semantics: idf = log(N - df + 0.5) - log(df + 0.5); a negative idf is 
 epsilon x the mean idf over the vocabulary; repeated query tokens count once per
 occurrence; unknown tokens score 0.
 
+One departure, where that floor fails: when the mean idf is not positive (a corpus too small
+or too uniform for Okapi's idf: two documents, where a term in one of them has idf 0 and one
+in both a negative idf), the floor would be negative too, so a matching term would *lower* a
+score and a question would rank the documents that share fewer of its words first
+(rank_bm25 #26, gensim #2662). There every term takes the smoothed idf of Lucene and of
+Robertson's later papers, log(1 + (N - df + 0.5) / (df + 0.5)), which is positive and keeps
+the order of df. A corpus whose mean idf is positive (every real one measured) is scored
+exactly as rank_bm25 scores it.
+
 Document weights are precomputed into one term-major (CSC) matrix, saved as such: a query
 adds up its terms' postings (idf x weight, as bm25s precomputes its scores eagerly) into
 one dense row, term by term in vocabulary order, which is exactly the order of the sparse
@@ -50,7 +59,10 @@ class BM25Index:
         idf = np.log(n - df.astype(np.float64) + 0.5) - np.log(df.astype(np.float64) + 0.5)
         if len(idf):
             eps = epsilon * (idf.sum() / len(idf))
-            idf = np.where(idf < 0, eps, idf)
+            if eps > 0:
+                idf = np.where(idf < 0, eps, idf)
+            else:   # the floor would be <= 0: smoothed idf (module docstring)
+                idf = np.log1p((n - df.astype(np.float64) + 0.5) / (df.astype(np.float64) + 0.5))
         norm = k1 * (1 - b + b * lengths / avgdl) if avgdl else np.full(n, k1)
         data = tf_a * (k1 + 1) / (tf_a + norm[rows_a])
         indptr = np.concatenate([[0], np.cumsum(df)])

@@ -37,10 +37,11 @@ def reference_top(scores: np.ndarray, k: int) -> np.ndarray:
     return np.argsort(-scores, kind="stable")[:k]
 
 
-@pytest.mark.parametrize("seed,n_docs,vocab", [(0, 40, 30), (1, 200, 120), (2, 7, 10), (3, 500, 60)])
+@pytest.mark.parametrize("seed,n_docs,vocab", [(0, 40, 30), (1, 200, 120), (3, 500, 60)])
 def test_scores_equal_rank_bm25(seed, n_docs, vocab):
     docs, queries = random_corpus(seed, n_docs, vocab)
     ref = BM25Okapi(docs)
+    assert ref.average_idf > 0   # a corpus Okapi's idf suits: scored exactly as rank_bm25 scores it
     ours = BM25Index.build(docs)
     batch = ours.scores_many(queries)
     for q, row in zip(queries, batch):
@@ -50,6 +51,50 @@ def test_scores_equal_rank_bm25(seed, n_docs, vocab):
         # same top-10: identical scores in identical order (ties resolved by lower index)
         got = top_k(row, 10)
         np.testing.assert_array_equal(got, reference_top(expected, 10))
+
+
+def _smoothed(ref: BM25Okapi) -> BM25Okapi:
+    """rank_bm25's index with Lucene's smoothed idf, log(1 + (N - df + 0.5) / (df + 0.5))."""
+    df: dict[str, int] = {}
+    for freqs in ref.doc_freqs:
+        for w in freqs:
+            df[w] = df.get(w, 0) + 1
+    ref.idf = {w: float(np.log1p((ref.corpus_size - d + 0.5) / (d + 0.5))) for w, d in df.items()}
+    return ref
+
+
+def test_a_corpus_too_small_for_okapis_idf_takes_the_smoothed_idf():
+    """Seven documents over ten words: the mean idf is negative, so rank_bm25's floor (epsilon x
+    the mean) is negative too and a matching word lowers a score. Every term then takes the
+    smoothed idf: positive, scores equal to rank_bm25's formula with that idf."""
+    docs, queries = random_corpus(2, 7, 10)
+    ref = BM25Okapi(docs)
+    assert ref.average_idf < 0
+    ours = BM25Index.build(docs)
+    assert (ours.idf > 0).all()
+    smoothed = _smoothed(ref)
+    for q in queries:
+        np.testing.assert_allclose(ours.scores(q), smoothed.get_scores(q), rtol=1e-9, atol=1e-9)
+
+
+def test_two_documents_rank_the_one_a_question_names_first():
+    """Two documents (a user's first folder): under Okapi's idf a word in one of two documents
+    has idf 0 and a word in both a negative idf, so the document prior ranked the document
+    sharing *fewer* of the question's words first, with scores near -1e11 (the prior divides
+    by the best document score, floored at 1e-12). Now the named company's chunks come first
+    and every score lies in [0, 1 + prior]."""
+    apple = ["Apple net sales by segment: Americas 167,045; Europe 101,328.", "Apple risk factors: supply chain.",
+             "Apple revenue grew in services."]
+    coke = ["Coca-Cola unit case volume grew 2%.", "Coca-Cola revenue by segment: EMEA, Latin America.",
+            "Coca-Cola dividends paid."]
+    r = BM25Retriever.build(apple + coke, doc_ids=["apple"] * 3 + ["coke"] * 3,
+                            doc_texts={"apple": " ".join(apple), "coke": " ".join(coke)})
+    for question, first in (("Apple net sales by segment Americas", {0, 1, 2}),
+                            ("Coca-Cola unit case volume", {3, 4, 5})):
+        hits = r.search_many([question], 6)[0]
+        assert {row for row, _ in hits[:3]} == first, (question, hits)
+        assert hits[0][0] in (0, 3)
+        assert all(0.0 <= score <= 1.0 + r.doc_prior for _, score in hits), hits
 
 
 def test_negative_idf_words_get_epsilon():
