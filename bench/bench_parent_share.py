@@ -46,7 +46,7 @@ from finchunk_pipeline.corpus import load_corpus  # noqa: E402
 from finchunk_pipeline.evaluation.budget import score_budgets  # noqa: E402
 from finchunk_pipeline.evaluation.chunk_set import HUMAN  # noqa: E402
 from finchunk_pipeline.evaluation.compare import paired_bootstrap  # noqa: E402
-from finchunk_pipeline.evaluation.expander import parent_expander  # noqa: E402
+from finchunk_pipeline.evaluation.expander import parent_bound, parent_expander  # noqa: E402
 from finchunk_pipeline.evaluation.out_of_fold import Side, compare_out_of_fold, per_question  # noqa: E402
 from finchunk_pipeline.evaluation.retrieval import delivery, gold_spans, question_languages  # noqa: E402
 from finchunk_pipeline.evaluation.retriever_modes import CHUNK_COLUMNS  # noqa: E402
@@ -61,12 +61,6 @@ from _stored import declared_entries  # noqa: E402
 OUT = ROOT / "docs" / "benchmarks" / "parent-share.md"
 RETRIEVER = "bm25"   # a cell's retriever when it names none
 DEPTH = 100
-
-
-def parent_bound(budget: int, share: float, cap: int | None = None) -> int:
-    """The parent bound of a share: the budget split ``share`` ways (at most ``cap``)."""
-    bound = max(1, int(budget / share))
-    return min(bound, cap) if cap else bound
 
 
 def variant(name: str, share: float | None, capped: bool = False) -> str:
@@ -129,8 +123,9 @@ class Run:
                     continue
                 cell = out.setdefault((r, mode, budget), {})
                 for share in [None, *shares]:
+                    # capped: never past the set's own bound; uncapped: up to the budget
                     deliver = deliver_at(cfg.expand if share is None else
-                                         parent_bound(budget, share, cfg.expand if capped else None))
+                                         parent_bound(cfg.expand if capped else budget, budget, share))
                     rec = cell.setdefault(share, {})
                     for q, ranked in zip(self.questions, hits):
                         g = [self.gold[x] for x in q["gold_passages"]]

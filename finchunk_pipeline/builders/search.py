@@ -160,19 +160,11 @@ def budget_delivery(ws: Workspace, chunks: pd.DataFrame, expand: int) -> Callabl
     header, or under ``expand`` its parent bounded to a third of the budget — one delivery
     per distinct bound, documents read once from the block store for all of them."""
     from ..evaluation.expander import parent_expander
-    from ..evaluation.retrieval import delivery
+    from ..evaluation.retrieval import delivery_at
     from .evaluation import document_reader
 
     expander = parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), expand) if expand else None
-    made: dict[int, Callable[[int], object]] = {}
-
-    def deliver_at(budget: int | None) -> Callable[[int], object]:
-        bounded = expander.at(budget) if expander is not None else None
-        if id(bounded) not in made:
-            made[id(bounded)] = delivery(chunks, bounded)
-        return made[id(bounded)]
-
-    return deliver_at
+    return delivery_at(chunks, expander)
 
 
 def search(query: str | Sequence[str], chunk_set: str, k: int | None = 5, retriever: str = "hybrid",

@@ -26,12 +26,13 @@ from ..types.blocks import ParsedDocument
 PARENT_SHARE = 3   # a parent takes at most a third of a context budget
 
 
-def parent_bound(max_chars: int, budget: int | None = None) -> int:
+def parent_bound(max_chars: int, budget: int | None = None, share: float = PARENT_SHARE) -> int:
     """The bound of a parent delivered in a context of ``budget`` characters: the set's own
-    ``max_chars``, never more than ``budget // PARENT_SHARE`` (None: no budget, the own bound)."""
+    ``max_chars``, never more than the budget split ``share`` ways, in whole characters (None:
+    no budget, the own bound). bench_parent_share measures other shares."""
     if budget is None:
         return max_chars
-    return max(1, min(max_chars, budget // PARENT_SHARE))
+    return max(1, min(max_chars, int(budget / share)))
 
 
 class ParentExpander:

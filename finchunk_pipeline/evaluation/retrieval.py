@@ -142,21 +142,22 @@ def delivery(chunks: pd.DataFrame, expander: Expander | None = None) -> Callable
     return delivered_chunk
 
 
-def _deliveries_at(chunks: pd.DataFrame, expander, budgets: Sequence[int]) -> dict[int, Callable[[int], DeliveredChunk]]:
-    """{budget: its delivery} for the budgets at which ``expander`` bounds parents more narrowly
-    than its own bound (expander.py ``parent_bound``); one delivery per distinct bound."""
+def delivery_at(chunks: pd.DataFrame, expander: Expander | None = None
+                ) -> Callable[[int | None], Callable[[int], DeliveredChunk]]:
+    """``deliver_at(budget)``: what a retrieved row delivers in a context of ``budget``
+    characters (None: no budget) — ``delivery(chunks, expander)``, or with an expander whose
+    parents a budget bounds (``expander.at``, expander.py ``parent_bound``) the delivery at that
+    bound: one delivery per distinct bound, made on first use."""
     at = getattr(expander, "at", None)
-    if at is None:
-        return {}
     made: dict[int, Callable[[int], DeliveredChunk]] = {}
-    out = {}
-    for b in budgets:
-        e = at(b)
-        if e is not expander:
-            if id(e) not in made:
-                made[id(e)] = delivery(chunks, e)
-            out[b] = made[id(e)]
-    return out
+
+    def deliver_at(budget: int | None) -> Callable[[int], DeliveredChunk]:
+        bounded = at(budget) if at is not None else expander
+        if id(bounded) not in made:
+            made[id(bounded)] = delivery(chunks, bounded)
+        return made[id(bounded)]
+
+    return deliver_at
 
 
 def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, questions: pd.DataFrame,
@@ -174,8 +175,9 @@ def evaluate_retriever(retriever, chunks: pd.DataFrame, passages: pd.DataFrame, 
     budgets = tuple(sorted(set(budgets) | {REPORT_BUDGET}))
     gold = gold_spans(passages)
     doc_ids = chunks["doc_id"].to_numpy()
-    delivered_chunk = delivery(chunks, expander)
-    at_budget = _deliveries_at(chunks, expander, budgets)
+    deliver_at = delivery_at(chunks, expander)
+    delivered_chunk = deliver_at(None)
+    at_budget = {b: d for b in budgets if (d := deliver_at(b)) is not delivered_chunk}   # narrower bounds
     distinct = {id(d): d for d in at_budget.values()}   # several budgets share one bound's delivery
     qs = questions.to_dict("records")
     allowed = None

@@ -112,6 +112,8 @@ def test_in_a_context_budget_a_parent_takes_at_most_a_third_of_it():
 
     assert PARENT_SHARE == 3 and parent_bound(800) == 800 and parent_bound(800, 1500) == 500
     assert parent_bound(800, 5000) == 800 and parent_bound(800, 2) == 1
+    # the shipped share in whole characters: the budget // 3 for every budget a report uses
+    assert all(parent_bound(10**6, b) == max(1, b // PARENT_SHARE) for b in range(1, 100_001))
     doc = markdown.parse("m", MD)
     cs = build_chunks(doc, {}, STRATEGIES["sentence"].pieces(doc, {"n": 1, "overlap": 0}, {}),
                       chunk_set="s", header=False, context_fields=())

@@ -19,11 +19,13 @@ def cell(**means: float) -> dict:
 
 
 def test_a_share_splits_the_budget():
-    assert bench.parent_bound(1500, 3) == 500 and bench.parent_bound(5000, 2.5) == 2000
-    assert bench.parent_bound(2000, 3) == 666 and bench.parent_bound(1, 4) == 1
+    """The bench measures shares with the product's own rule (expander.parent_bound): capped at
+    the set's bound, or uncapped (bounded by the budget only)."""
+    assert bench.parent_bound(1500, 1500, 3) == 500 and bench.parent_bound(5000, 5000, 2.5) == 2000
+    assert bench.parent_bound(2000, 2000, 3) == 666 and bench.parent_bound(1, 1, 4) == 1
     assert bench.variant("evidence", 3.0) == "evidence @budget/3" and bench.variant("evidence", None) == "evidence"
     assert bench.variant("evidence", 3.0, capped=True) == "evidence @min(own, budget/3)"
-    assert bench.parent_bound(5000, 3, cap=800) == 800 and bench.parent_bound(1500, 3, cap=800) == 500
+    assert bench.parent_bound(800, 5000, 3) == 800 and bench.parent_bound(800, 1500, 3) == 500
 
 
 def test_ranks_per_cell_and_the_share_with_the_best_mean_rank_over_the_other_corpora():
