@@ -57,6 +57,7 @@ from finchunk_pipeline.storage.workspace import Workspace  # noqa: E402
 
 from _docs import command, section, write_page  # noqa: E402
 from _stored import declared_entries  # noqa: E402
+from _vote import cell_ranks  # noqa: E402
 
 OUT = ROOT / "docs" / "benchmarks" / "parent-share.md"
 RETRIEVER = "bm25"   # a cell's retriever when it names none
@@ -162,12 +163,12 @@ def pp(x: float) -> str:
 
 
 def mean_ranks(cells: dict, shares: list[float]) -> dict[float, float]:
-    """Each share's mean rank over one corpus's cells ({cell: {share: {question: recall}}}):
-    1 + the number of shares with a higher mean recall in the cell (ties share a rank)."""
+    """Each share's mean rank over one corpus's cells ({cell: {share: {question: recall}}}), by
+    mean recall in each cell (``_vote.cell_ranks``: tied shares share their mean rank)."""
     ranks = defaultdict(list)
     for by_share in cells.values():
-        for s in shares:
-            ranks[s].append(sum(mean(by_share[t]) > mean(by_share[s]) for t in shares) + 1)
+        for s, rank in cell_ranks({s: mean(by_share[s]) for s in shares}).items():
+            ranks[s].append(rank)
     return {s: float(np.mean(r)) for s, r in ranks.items()}
 
 

@@ -27,7 +27,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import rankdata
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -41,6 +40,7 @@ from finchunk_pipeline.storage.workspace import corpus_key  # noqa: E402
 
 from _docs import command, section, write_page  # noqa: E402
 from _stored import stored_entries  # noqa: E402
+from _vote import cell_ranks  # noqa: E402
 
 OUT = ROOT / "docs" / "benchmarks" / "policy.md"
 
@@ -153,10 +153,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             means = ({n: np.mean(list(recalls[n].values())) for n in sorted(evidence_names) if n in recalls}
                      if args.vote == "rank" else significant_wins(recalls, sorted(evidence_names)))
-            # rank 1 = the highest recall (the most wins); tied sets share their mean rank, so no
-            # set's rank depends on the order names come in
-            for n, rank in zip(means, rankdata([-m for m in means.values()], method="average")):
-                ranks[n].setdefault(label, []).append(float(rank))
+            for n, rank in cell_ranks(means).items():   # rank 1 = the highest recall (the most wins)
+                ranks[n].setdefault(label, []).append(rank)
         scored = {n: np.mean([np.mean(v) for v in per_set.values()]) for n, per_set in ranks.items() if per_set}
         if not scored:
             continue

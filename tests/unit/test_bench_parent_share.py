@@ -32,7 +32,9 @@ def test_ranks_per_cell_and_the_share_with_the_best_mean_rank_over_the_other_cor
     shares = [2.0, 3.0, 4.0]
     a = {("global", 1500): cell(s2=0.8, s3=0.7, s4=0.6), ("filtered", 2000): cell(s2=0.5, s3=0.6, s4=0.6)}
     ranks = bench.mean_ranks(a, shares)
-    assert ranks == {2.0: 2.0, 3.0: 1.5, 4.0: 2.0}          # ties share a rank
+    assert ranks == {2.0: 2.0, 3.0: 1.75, 4.0: 2.25}        # tied shares share their mean rank (1.5)
+    # as bench_policy ranks its candidates: one rule for both votes
+    assert bench.mean_ranks({"c": cell(s2=0.5, s3=0.6, s4=0.6)}, shares) == {2.0: 3.0, 3.0: 1.5, 4.0: 1.5}
     b = {("global", 5000): cell(s2=0.1, s3=0.3, s4=0.2)}
     assert bench.choose_share([ranks, bench.mean_ranks(b, shares)], shares) == 3.0
     # each corpus is one vote however many cells it has; a tie goes to the smaller share
