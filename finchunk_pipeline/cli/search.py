@@ -111,7 +111,10 @@ def run(args) -> int:
         return 0
     print(route.describe() if route is not None else "route: off (--no-route)")
     if not hits:
-        print("no results" + (" (the filters exclude every document)" if filters.active() else ""))
+        why = (" (the filters exclude every document)" if filters.active() else
+               "" if searcher.knows_any(args.query) else
+               f" (no word of the query is in the index: {retriever} ranks by words; --retriever hybrid also by meaning)")
+        print("no results" + why)
         return 0
     spent = f", {sum(h.extra['chars'] for h in hits):,} of {args.budget:,} characters" if args.budget else ""
     print(f"{len(hits)} hits{spent}, answered by {retriever}" + (

@@ -194,6 +194,12 @@ class BM25Retriever:
         """The terms of a query, analysed in its language (languages.py)."""
         return get_analyzer(self.analyzer_name, self.languages.for_query(query, language)).query_terms(query)
 
+    def knows_any(self, query: str, language: str | None = None) -> bool:
+        """Whether a term of ``query`` is in the index's vocabulary: if none is, every chunk (and
+        document) scores 0 and a ranking of them is the index's order, not an answer."""
+        vocab = self.index.vocab
+        return any(t in vocab for t in self._terms([query], [language])[0])
+
     def _terms(self, queries: Sequence[str], languages: Sequence[str | None] | None) -> list[list[str]]:
         if self.languages.present == ("en",) and not self.languages.override:
             return [self.analyzer.query_terms(q) for q in queries]

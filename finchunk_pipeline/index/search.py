@@ -175,6 +175,14 @@ class Searcher:
         the module docstring)."""
         return self.search_with_route(query, k, filters, route, budget)[0]
 
+    def knows_any(self, query: str) -> bool:
+        """False when the retriever ranks by words only (BM25) and no word of ``query`` is in its
+        index: every chunk then scores 0, and search answers with no hits (a search engine's
+        answer), not with the first chunks in index order. Retrievers that rank by meaning too
+        (dense, hybrid) always answer."""
+        knows = getattr(self.retriever, "knows_any", None)
+        return knows is None or bool(knows(query))
+
     def fusion(self, query: str) -> dict | None:
         """How hybrid weighs dense for ``query`` (index/hybrid.py): ``{"dense_weight": w,
         "names_a_document": bool}``; None for a retriever that fuses nothing."""
@@ -208,6 +216,7 @@ class Searcher:
         # a budget: at first as many chunks as budget / BUDGET_CHUNK_CHARS, deeper as for parents
         wanted = k if budget is None else min(k or budget, max(1, budget // BUDGET_CHUNK_CHARS))
         depth = wanted if deliver is None else wanted * PARENT_DEPTH
+        known = [self.knows_any(q) for q in queries]
         while True:
             if mask is not None and not mask.any():
                 results: list[list] = [[] for _ in queries]
@@ -217,6 +226,8 @@ class Searcher:
                 routes = router.last_routes
             else:
                 results = self.retriever.search_many(queries, depth, None if mask is None else [mask] * len(queries))
+            # a lexical ranking of a query none of whose words is indexed holds no answer
+            results = [hits if knows else [] for knows, hits in zip(known, results)]
             out = [self._hits(hits, k, deliver, budget) for hits in results]
             if (deliver is None and budget is None) or depth >= MAX_PARENT_DEPTH or \
                     all(len(o) == k or _filled(o, budget) or len(h) < depth for o, h in zip(out, results)):

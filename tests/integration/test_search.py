@@ -319,3 +319,22 @@ def test_a_searcher_builds_the_routing_catalog_once(ws, monkeypatch):
     assert len(built) == 1
     hits, route = searcher.search_with_route("Northwind dividend", 2, route=True)
     assert route is not None and hits and len(built) == 1
+
+
+def test_a_query_with_no_indexed_word_gets_no_bm25_hits(ws, capsys):
+    """BM25 ranks by words: when no word of a query is indexed every chunk scores 0, and the
+    answer is no hits (a search engine's answer), not the first chunks in index order. Per
+    query; with a budget too; dense and hybrid, which rank by meaning as well, still answer."""
+    assert search("zebra quantum", VERSION, 3, "bm25", None, ws) == []
+    none, some = search(["zebra quantum", "net debt"], VERSION, 3, "bm25", None, ws)
+    assert none == [] and some[0].chunk_id == "ar-north-2024#c1"
+    assert search("zebra quantum", VERSION, None, "bm25", None, ws, budget=500) == []
+    assert len(search("zebra quantum", VERSION, 3, "hybrid", None, ws)) == 3
+    assert len(search("zebra quantum", VERSION, 3, "dense", None, ws)) == 3
+    from finchunk_pipeline.cli import main
+
+    store = ["--chunk-set", VERSION, "--corpus", str(ws.corpus_dir), "--data", str(ws.settings.data_root)]
+    assert main(["search", "zebra quantum", "--retriever", "bm25", "--no-route", *store]) == 0
+    assert "no results (no word of the query is in the index: bm25 ranks by words" in capsys.readouterr().out
+    assert main(["search", "zebra quantum", "--retriever", "bm25", "--json", *store]) == 0
+    assert json.loads(capsys.readouterr().out) == []
