@@ -16,7 +16,10 @@ chunk set (as the report's Summary does: evaluation/compare.py), or the ones nam
 
     .venv/bin/python bench/peers_diagnosis.py --corpus ../shared/devdata/tatqa_dev \\
         --data /tmp/peers/runs/tatqa_dev/store --chunkers data/chunkers-peers.yaml \\
-        --retriever bm25 --mode global --budget 1500 [--evidence evidence --plain chonkie-1000]
+        --retriever bm25 --mode global --budget 1500 [--evidence evidence --plain chonkie-1000] [--fractions]
+
+The chunk sets are read by name (bench/_stored.py), with the chunks and indexes of their stored
+versions: a peer set whose library is not installed here still competes and is diagnosed.
 """
 from __future__ import annotations
 
@@ -40,25 +43,19 @@ from finchunk_pipeline.assets.resources import PipelineResource  # noqa: E402
 from finchunk_pipeline.evaluation.compare import best, mean_recall, paired_bootstrap  # noqa: E402
 from finchunk_pipeline.builders.evaluation import document_reader  # noqa: E402
 from finchunk_pipeline.evaluation.expander import parent_expander  # noqa: E402
-from finchunk_pipeline.evaluation.retrieval import gold_spans
+from finchunk_pipeline.evaluation.retrieval import delivery_at, gold_spans  # noqa: E402
 from finchunk_pipeline.evaluation.retriever_modes import CHUNK_COLUMNS  # noqa: E402
-from finchunk_pipeline.index.registry import LoadRequest
-from finchunk_pipeline.storage.files import read_json  # noqa: E402
+from finchunk_pipeline.index.registry import LoadRequest  # noqa: E402
 from finchunk_pipeline.types.chunks import spans_of  # noqa: E402
+from finchunk_pipeline.evaluation.assembler import deliver  # noqa: E402
+from finchunk_pipeline.evaluation.chunk_set import HUMAN  # noqa: E402
+from finchunk_pipeline.evaluation.coverage import coverage_fraction  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from _stored import stored_entries  # noqa: E402
 
 VARIANTS = ("evidence", "evidence-lean", "evidence-wide", "structure", "structure-h", "auto", "auto-h",
             "packed", "packed-h", "paragraph")
-
-
-def stored_entries(pipeline: PipelineResource) -> dict[str, list[dict]]:
-    """{chunk set: its evaluation entries} for every declared set evaluated in this data root."""
-    ws = pipeline.workspace()
-    out = {}
-    for config in pipeline.chunker_configs():
-        path = ws.evaluation_dir(config.version_name) / "evaluation.json"
-        if path.exists():
-            out[config.name] = read_json(path)["entries"]
-    return out
 
 
 def entry(entries: dict[str, list[dict]], name: str, retriever: str, mode: str) -> dict | None:
@@ -73,16 +70,30 @@ def recalls(e: dict, budget: int) -> dict[str, float]:
     return dict(zip(pq["ids"], pq["recall"][str(budget)]))
 
 
-def where_gold(pipeline: PipelineResource, name: str, retriever: str, mode: str, questions: pd.DataFrame,
+def where_gold(pipeline: PipelineResource, e: dict, retriever: str, mode: str, questions: pd.DataFrame,
                passages: pd.DataFrame, budget: int) -> dict[str, dict]:
     """Per question: rank of the first retrieved chunk touching a gold passage, rank at which
     the delivered chunks cover one (>= 50%), characters delivered by then (mode global or
-    filtered; the first gold passage of multi-passage questions)."""
+    filtered; the first gold passage of multi-passage questions), and the fraction of each
+    gold passage the context of ``budget`` covers (a near miss: just under a half). ``e``: the
+    set's stored evaluation entry, whose version names its stored chunks and indexes."""
     ws = pipeline.workspace()
-    config = pipeline.chunker_config(name)
-    chunks = ws.chunks.read(config.chunks_version_name, columns=CHUNK_COLUMNS)
-    expander = parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), config.expand) if config.expand else None
-    r = load_retriever(retriever, ws.index_dir(config.version_name), LoadRequest(chunks))
+    version = e["version"]   # the stored one: a peer's version names its library's (maybe not installed here)
+    try:
+        config = pipeline.chunker_config(e["name"])
+    except Exception:        # a chunk set not runnable here (its library missing)
+        config = None
+    # its chunks: as declared when the declaration is the stored version, else as a peer set
+    # stores them (named by its version)
+    stored = config.chunks_version_name if config is not None and config.version_name == version else version
+    try:
+        chunks = ws.chunks.read(stored, columns=CHUNK_COLUMNS)
+    except Exception as exc:
+        raise SystemExit(f"{e['name']}: its stored chunks {stored} cannot be read here ({exc})") from exc
+    expand = e.get("expand") or 0
+    expander = parent_expander(chunks, document_reader(ws.manifest_path, ws.blocks), expand) if expand else None
+    r = load_retriever(retriever, ws.index_dir(version), LoadRequest(chunks))
+    deliver_at_budget = delivery_at(chunks, expander)(budget)
     ev = evaluate_retriever(r, chunks, passages, questions, mode, expander=expander, budgets=(budget,))
     gold = gold_spans(passages)
     allowed = None
@@ -102,8 +113,10 @@ def where_gold(pipeline: PipelineResource, name: str, retriever: str, mode: str,
                 touch = rank
                 break
         covered = next((k for k, n in enumerate(score.retrieved, 1) if n), None)
+        by_doc = deliver([deliver_at_budget(row) for row, _ in ranked], budget)[0]
         out[q["question_id"]] = {"touch": touch, "covered": covered,
-                                 "chars": score.chars[covered - 1] if covered else None}
+                                 "chars": score.chars[covered - 1] if covered else None,
+                                 "fraction": [round(coverage_fraction(gs, ge, by_doc.get(gd, [])), 2) for gd, gs, ge in g]}
     return out
 
 
@@ -120,11 +133,14 @@ def main() -> int:
     ap.add_argument("--examples", type=int, default=12, help="questions listed (losses first)")
     ap.add_argument("--type", help="list only questions of this question type")
     ap.add_argument("--json", help="also write the per-question rows here")
+    ap.add_argument("--fractions", action="store_true",
+                    help="also count every question's gold passages by the fraction of them each context covers")
     args = ap.parse_args()
 
     pipeline = PipelineResource(corpus_dir=str(Path(args.corpus).resolve()), data_root=str(Path(args.data).resolve()),
                                 chunkers_file=str(Path(args.chunkers).resolve()))
-    entries = stored_entries(pipeline)
+    entries = stored_entries(args.corpus, args.data, HUMAN)   # by name: a peer set whose library is not
+    # installed here is still read (its version names the library's version)
     cell = [e for es in entries.values() for e in es
             if e.get("retriever") == args.retriever and e.get("mode") == args.mode and e.get("per_question")]
     ev = entry(entries, args.evidence, args.retriever, args.mode) if args.evidence else \
@@ -164,18 +180,33 @@ def main() -> int:
     questions = corpus.questions.set_index("question_id", drop=False)
     listed = [i for i in lost + won if args.type in (None, types[i])][:args.examples] if args.examples else []
     rows = []
+    if args.fractions:   # every question: how much of each gold passage each context covers
+        wg_e = where_gold(pipeline, ev, args.retriever, args.mode, questions.loc[ids], corpus.passages, args.budget)
+        wg_p = where_gold(pipeline, pl, args.retriever, args.mode, questions.loc[ids], corpus.passages, args.budget)
+        print(f"\nGold passages by the fraction of them the context of {args.budget:,} characters covers (0.5 counts "
+              "as retrieved; just under it, a near miss):\n")
+        print("| chunk set | 0 | (0, 0.25) | [0.25, 0.5) | [0.5, 1] |\n|---|---:|---:|---:|---:|")
+        for name, wg in ((ev["name"], wg_e), (pl["name"], wg_p)):
+            fr = [x for i in ids for x in wg[i]["fraction"]]
+            bins = (sum(x == 0 for x in fr), sum(0 < x < .25 for x in fr), sum(.25 <= x < .5 for x in fr),
+                    sum(x >= .5 for x in fr))
+            print(f"| {name} | " + " | ".join(str(b) for b in bins) + " |")
     if listed:
-        qs = questions.loc[listed]
-        wg_e = where_gold(pipeline, ev["name"], args.retriever, args.mode, qs, corpus.passages, args.budget)
-        wg_p = where_gold(pipeline, pl["name"], args.retriever, args.mode, qs, corpus.passages, args.budget)
+        if not args.fractions:
+            qs = questions.loc[listed]
+            wg_e = where_gold(pipeline, ev, args.retriever, args.mode, qs, corpus.passages, args.budget)
+            wg_p = where_gold(pipeline, pl, args.retriever, args.mode, qs, corpus.passages, args.budget)
         print(f"\nQuestion by question (touch = rank of the first retrieved chunk touching the gold passage; "
-              f"covered = rank at which the delivered chunks cover it, chars = characters delivered by then):\n")
-        print(f"| question | type | {ev['name']} | touch / covered / chars | {pl['name']} | touch / covered / chars |")
+              f"covered = rank at which the delivered chunks cover it, chars = characters delivered by then; "
+              f"@{args.budget:,} = the fraction of each gold passage the context covers, 0.5 counts):\n")
+        print(f"| question | type | {ev['name']} | touch / covered / chars / @{args.budget:,} | {pl['name']} | "
+              f"touch / covered / chars / @{args.budget:,} |")
         print("|---|---|---:|---|---:|---|")
         for i in listed:
             a, b = wg_e[i], wg_p[i]
             text = str(questions.at[i, "question"]).replace("|", "/")[:90]
-            fmt = lambda w: f"{w['touch'] or '–'} / {w['covered'] or '–'} / {w['chars'] or '–'}"  # noqa: E731
+            fmt = lambda w: (f"{w['touch'] or '–'} / {w['covered'] or '–'} / {w['chars'] or '–'} / "  # noqa: E731
+                             f"{', '.join(f'{x:.2f}' for x in w['fraction'])}")
             print(f"| {i}: {text} | {types[i]} | {100 * re_[i]:.0f} | {fmt(a)} | {100 * rp[i]:.0f} | {fmt(b)} |")
             rows.append({"id": i, "type": types[i], "question": questions.at[i, "question"],
                          "evidence": {"recall": re_[i], **a}, "plain": {"recall": rp[i], **b}})
