@@ -7,30 +7,13 @@ import subprocess
 import sys
 
 from finchunk_pipeline import PROJECT_ROOT
-from finchunk_pipeline.cli import main
-
-CHUNKERS = """
-chunk_sets:
-  - name: evidence
-    strategy: structure
-    params: {max_chars: 300, table_max_chars: 150, link_notes_chars: 0}
-    header: true
-    context_fields: [title, period, section]
-    expand: 800
-    dense: false
-  - {name: plain-h, strategy: fixed, params: {size: 400, overlap: 100}, header: true, dense: false}
-"""
+from tests.system.test_search_parents import BUDGET_CHUNKERS, built
 
 
 def test_a_stored_set_declared_otherwise_here_is_still_diagnosed(tmp_path, default_corpus_copy, monkeypatch, capsys):
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
-    chunkers = tmp_path / "chunkers.yaml"
-    chunkers.write_text(CHUNKERS)
-    store = ["--corpus", str(default_corpus_copy), "--data", str(tmp_path / "store"), "--chunkers", str(chunkers)]
-    assert main(["run", *store, "--out", str(tmp_path / "out"), "--retrievers", "bm25"]) == 0
-    capsys.readouterr()
+    store, _ = built(BUDGET_CHUNKERS, tmp_path, default_corpus_copy, monkeypatch, capsys)   # evidence, plain-h
     # the plain set is now declared with other parameters: its declared version has no run
-    chunkers.write_text(CHUNKERS.replace("size: 400, overlap: 100", "size: 450, overlap: 100"))
+    (tmp_path / "chunkers.yaml").write_text(BUDGET_CHUNKERS.replace("size: 400, overlap: 100", "size: 450, overlap: 100"))
     cell = [sys.executable, "bench/peers_diagnosis.py", *store, "--retriever", "bm25", "--mode", "global", "--budget",
             "1500"]
     done = subprocess.run(cell, cwd=PROJECT_ROOT, capture_output=True, text=True)
