@@ -119,8 +119,8 @@ def open_searcher(chunk_set: str, retriever: str = "hybrid", workspace: Workspac
     loaded = load_retriever(retriever, index_dir, LoadRequest(
         chunks, model_path, ws.settings.embeddings_dir, ws.settings.embed_backend or None, catalog=catalog))
     deliver_at = budget_delivery(ws, chunks, expand)
-    return Searcher(version, retriever, loaded, chunks, _read_manifest(ws, manifest),
-                    deliver_at(None) if expand else None, deliver_at, BudgetContext, catalog)
+    return Searcher(version, retriever, loaded, chunks, _read_manifest(ws, manifest), bool(expand), deliver_at,
+                    BudgetContext, catalog)
 
 
 class BudgetContext:
@@ -149,7 +149,7 @@ class BudgetContext:
             return None
         chars = a.used - used
         text = d.text[d.header_chars:] if sent else d.text
-        if a.texts[-1] == d.text:   # whole
+        if not a.last_cut:
             return Taken(chars, False, text, list(d.spans))
         return Taken(chars, True, text[:chars], subtract(a.by_doc[d.doc_id], before))
 

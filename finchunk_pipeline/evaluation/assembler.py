@@ -103,6 +103,7 @@ class Assembler:
         self.sent_headers: set[tuple[str, str]] = set()
         self.used = 0
         self.texts: list[str] = []
+        self.last_cut = False   # whether the budget cut the last delivery added
 
     @property
     def full(self) -> bool:
@@ -126,6 +127,7 @@ class Assembler:
             if header_key is not None:
                 self.sent_headers.add(header_key)
             self.texts.append(c.text)
+            self.last_cut = False
             return True
         remaining = self.budget - self.used
         body = max(0, remaining - head)
@@ -133,6 +135,7 @@ class Assembler:
         self.by_doc[c.doc_id] = union_merged(have, span_prefix(new, take))
         self.used = self.budget
         self.texts.append(c.text[:remaining])
+        self.last_cut = True
         return True
 
     def text(self) -> str:
