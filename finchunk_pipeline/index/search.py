@@ -128,22 +128,24 @@ class Searcher:
     ``finchunk serve``; builders/search.open_searcher opens one); ``search`` ranks within the filters."""
 
     def __init__(self, version: str, retriever_name: str, retriever, chunks: pd.DataFrame,
-                 read_manifest: Callable[[str], pd.DataFrame], deliver: Callable[[int], object] | None = None,
-                 deliver_at: Callable[[int], Callable[[int], object]] | None = None,
+                 read_manifest: Callable[[str], pd.DataFrame], parents: bool = False,
+                 deliver_at: Callable[[int | None], Callable[[int], object]] | None = None,
                  context_at: Callable[[int], "Context"] | None = None, catalog=None):
         """``chunks``: the chunk set's chunk_id, doc_id, spans, section_path, display_text in
         row order; ``read_manifest(need)``: the parsed manifest, read when filters or routing
-        first need it (``need`` says which, for the error when it is missing); ``deliver``: what
-        a retrieved row delivers when it is not itself (evaluation/retrieval.delivery: the
-        chunk set's bounded parent), None for the chunk; ``deliver_at(budget)``: what a row
-        delivers in a context of ``budget`` characters (the evaluation's delivery at that
-        budget) and ``context_at(budget)`` an empty such context (``Context``: the evaluation's
-        assembler, builders/search.py), None when this searcher fills no budget; ``catalog``:
+        first need it (``need`` says which, for the error when it is missing); ``parents``: a
+        retrieved row delivers its bounded parent, not itself (a set declaring ``expand``);
+        ``deliver_at(budget)``: what a row delivers in a context of ``budget`` characters, None:
+        no budget (the evaluation's delivery, evaluation/retrieval.delivery_at) and
+        ``context_at(budget)`` an empty such context (``Context``: the evaluation's assembler,
+        builders/search.py), None when this searcher fills no budget; ``catalog``:
         the routing catalog of the manifest when already built (hybrid's), else built on first
         routing."""
         self.version, self.retriever_name, self.retriever, self.chunks = version, retriever_name, retriever, chunks
         self._read_manifest = read_manifest
-        self._deliver = deliver
+        if parents and deliver_at is None:
+            raise ValueError("a searcher delivering parents needs deliver_at")
+        self._deliver = deliver_at(None) if parents else None   # the parent at the set's own bound
         self._deliver_at, self._context_at = deliver_at, context_at
         self._manifest: pd.DataFrame | None = None
         self._router = None      # the router over every document (routing/search.py), built on first use
